@@ -1,0 +1,294 @@
+/*
+ * clqsort-bench - sorts random keys with clqsort, verifies every run, and compares with qsort.
+ *
+ * Shaped like the console program of Intel's GPU-Quicksort article:
+ *   clqsort-bench [iterations] [cpu|gpu|accelerator|all] [vendor] [width] [height] [show_CL|no_show_CL]
+ * sorts width x height uint32 keys `iterations` times. Flags add sweeps:
+ *   --n LIST       sizes, comma-separated, each a number or 2^k (replaces width x height)
+ *   --dist LIST    distributions (uniform, gaussian, bucket, staggered, sorted, reverse, all-equal,
+ *                  few-2, few-16, many-duplicates) or "all"; default uniform
+ *   --runs N       timed runs per case (default: iterations, 5)
+ *   --warmup N     untimed runs first (default 1; the first also builds the kernels)
+ *   --csv FILE     append one line per case
+ *   --no-qsort     skip the CPU qsort reference timing (the reference sort still verifies)
+ * Times: "device" is the sort alone, input restored from a device copy before each run and not
+ * timed; "transfers" is writing the keys to the device and reading them back, timed apart.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "clqsort.h"
+#include "../tests/test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void usage(void)
+{
+    puts("usage: clqsort-bench [iterations] [cpu|gpu|accelerator|all] [vendor] [width] [height]\n"
+         "                     [show_CL|no_show_CL] [--n LIST] [--dist LIST|all] [--runs N]\n"
+         "                     [--warmup N] [--csv FILE] [--no-qsort] [--help]\n"
+         "Sorts width*height random uint32 keys (default 2048*2048) with clqsort on the chosen OpenCL\n"
+         "device (default: CLQSORT_* environment, else the first GPU, else the first device), verifies\n"
+         "every run against a CPU reference sort, and prints per-run and median times beside qsort.\n"
+         "LIST: comma-separated; sizes as numbers or 2^k. Exit status 1 if any run is wrong.");
+}
+
+static size_t parse_size(const char *s)
+{
+    if (s[0] == '2' && s[1] == '^')
+        return (size_t)1 << atoi(s + 2);
+    return (size_t)strtoull(s, NULL, 10);
+}
+
+static int is_number(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+static void show_device(clqsort_context *ctx)
+{
+    clqsort_info i;
+    clqsort_get_info(ctx, &i);
+    printf("platform:        %s (%s)\n", i.platform_name, i.platform_vendor);
+    printf("device:          %s\n", i.device_name);
+    printf("version:         %s / %s\n", i.device_version, i.device_c_version);
+    printf("compute units:   %u, max work-group %zu, local memory %llu bytes\n", i.compute_units,
+           i.max_work_group_size, (unsigned long long)i.local_mem_size);
+    printf("device enqueue:  %s\n", i.device_enqueue_supported ? "supported" : "not supported");
+    printf("execution path:  %s\n", i.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop");
+    printf("tuning:          gqsort %u x %u keys, lqsort %u items, phase two <= %u keys, bitonic <= %u\n",
+           i.gqsort_work_group, i.gqsort_keys_per_item, i.lqsort_work_group, i.lqsort_max, i.bitonic_max);
+}
+
+int main(int argc, char **argv)
+{
+    int iterations = 5, warmup = 1, show = 0, numbers = 0, no_qsort = 0;
+    size_t width = 2048, height = 2048;
+    const char *n_list = NULL, *dist_list = "uniform", *csv_path = NULL;
+    clqsort_options opt;
+    clqsort_options_init(&opt);
+
+    for (int a = 1; a < argc; a++) {
+        const char *s = argv[a];
+        if (!strcmp(s, "--help") || !strcmp(s, "-h") || !strcmp(s, "-?")) {
+            usage();
+            return 0;
+        } else if (!strcmp(s, "--n") && a + 1 < argc) {
+            n_list = argv[++a];
+        } else if (!strcmp(s, "--dist") && a + 1 < argc) {
+            dist_list = argv[++a];
+        } else if (!strcmp(s, "--runs") && a + 1 < argc) {
+            iterations = atoi(argv[++a]);
+        } else if (!strcmp(s, "--warmup") && a + 1 < argc) {
+            warmup = atoi(argv[++a]);
+        } else if (!strcmp(s, "--csv") && a + 1 < argc) {
+            csv_path = argv[++a];
+        } else if (!strcmp(s, "--no-qsort")) {
+            no_qsort = 1;
+        } else if (s[0] == '-') {
+            fprintf(stderr, "unknown option %s (see --help)\n", s);
+            return 2;
+        } else if (is_number(s)) {
+            size_t v = strtoull(s, NULL, 10);
+            if (numbers == 0)
+                iterations = (int)v;
+            else if (numbers == 1)
+                width = v;
+            else
+                height = v;
+            numbers++;
+        } else if (!strcmp(s, "cpu")) {
+            opt.device_type = CLQSORT_DEVICE_CPU;
+        } else if (!strcmp(s, "gpu")) {
+            opt.device_type = CLQSORT_DEVICE_GPU;
+        } else if (!strcmp(s, "accelerator")) {
+            opt.device_type = CLQSORT_DEVICE_ACCELERATOR;
+        } else if (!strcmp(s, "all")) {
+            opt.device_type = CLQSORT_DEVICE_ALL;
+        } else if (!strcmp(s, "show_CL")) {
+            show = 1;
+        } else if (!strcmp(s, "no_show_CL")) {
+            show = 0;
+        } else {
+            opt.vendor = s;
+        }
+    }
+    if (iterations < 1)
+        iterations = 1;
+
+    clqsort_context *ctx;
+    if (clqsort_create(&ctx, &opt) != CLQSORT_SUCCESS) {
+        fprintf(stderr, "%s\n", clqsort_last_error(NULL));
+        return 2;
+    }
+    clqsort_info info;
+    clqsort_get_info(ctx, &info);
+    if (show)
+        show_device(ctx);
+    else
+        printf("device: %s (%s), path %s\n", info.device_name, info.platform_name,
+               info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop");
+
+    size_t sizes[64];
+    int nsizes = 0;
+    if (n_list) {
+        char *copy = strdup(n_list);
+        for (char *t = strtok(copy, ","); t && nsizes < 64; t = strtok(NULL, ","))
+            sizes[nsizes++] = parse_size(t);
+        free(copy);
+    } else {
+        sizes[nsizes++] = width * height;
+    }
+    int dists[TU_DIST_COUNT], ndists = 0;
+    if (!strcmp(dist_list, "all")) {
+        for (int d = 0; d < TU_DIST_COUNT; d++)
+            dists[ndists++] = d;
+    } else {
+        char *copy = strdup(dist_list);
+        for (char *t = strtok(copy, ","); t && ndists < TU_DIST_COUNT; t = strtok(NULL, ",")) {
+            int d = tu_dist_parse(t);
+            if (d < 0) {
+                fprintf(stderr, "unknown distribution %s\n", t);
+                return 2;
+            }
+            dists[ndists++] = d;
+        }
+        free(copy);
+    }
+    FILE *csv = NULL;
+    if (csv_path) {
+        csv = fopen(csv_path, "a");
+        if (!csv) {
+            perror(csv_path);
+            return 2;
+        }
+        if (ftell(csv) == 0)
+            fprintf(csv, "library,device,path,type,dist,n,runs,median_ms,min_ms,transfer_ms,mkeys_per_s,qsort_ms,"
+                         "levels,launches,round_trips,verified\n");
+    }
+
+    int failures = 0;
+    for (int si = 0; si < nsizes; si++) {
+        const size_t n = sizes[si];
+        uint32_t *keys = malloc((n ? n : 1) * 4), *ref = malloc((n ? n : 1) * 4), *out = malloc((n ? n : 1) * 4);
+        if (!keys || !ref || !out) {
+            fprintf(stderr, "out of host memory for %zu keys\n", n);
+            return 2;
+        }
+        for (int di = 0; di < ndists; di++) {
+            const tu_dist d = (tu_dist)dists[di];
+            tu_generate(d, keys, n, 12345 + n);
+            memcpy(ref, keys, n * 4);
+            double t0 = now_ms();
+            qsort(ref, n, 4, cmp_u32);
+            double qsort_ms = now_ms() - t0;
+            if (no_qsort)
+                qsort_ms = 0;
+
+            cl_int err;
+            cl_context c = clqsort_cl_context(ctx);
+            cl_command_queue q = clqsort_cl_queue(ctx);
+            cl_mem src = clCreateBuffer(c, CL_MEM_READ_WRITE, (n ? n : 1) * 4, NULL, &err);
+            cl_mem work = clCreateBuffer(c, CL_MEM_READ_WRITE, (n ? n : 1) * 4, NULL, &err);
+            if (!src || !work) {
+                fprintf(stderr, "clCreateBuffer for %zu keys failed: %d\n", n, (int)err);
+                return 2;
+            }
+            double *dev_ms = malloc(sizeof(double) * (size_t)iterations);
+            double *xfer_ms = malloc(sizeof(double) * (size_t)iterations);
+            int ok_runs = 0;
+            clqsort_stats stats = {0};
+            for (int r = -warmup; r < iterations; r++) {
+                /* transfers, timed apart from the sort */
+                double x0 = now_ms();
+                clEnqueueWriteBuffer(q, src, CL_TRUE, 0, n * 4, keys, 0, NULL, NULL);
+                double x1 = now_ms();
+                clEnqueueCopyBuffer(q, src, work, 0, 0, n * 4, 0, NULL, NULL);
+                clFinish(q);
+                double s0 = now_ms();
+                clqsort_status s = clqsort_sort(ctx, work, n, CLQSORT_KEY_UINT32, 0);
+                clFinish(q);
+                double s1 = now_ms();
+                double x2 = now_ms();
+                clEnqueueReadBuffer(q, work, CL_TRUE, 0, n * 4, out, 0, NULL, NULL);
+                double x3 = now_ms();
+                int ok = s == CLQSORT_SUCCESS && !memcmp(out, ref, n * 4);
+                if (s != CLQSORT_SUCCESS)
+                    fprintf(stderr, "sort failed: %s\n", clqsort_last_error(ctx));
+                if (r < 0)
+                    continue;
+                clqsort_get_stats(ctx, &stats);
+                dev_ms[r] = s1 - s0;
+                xfer_ms[r] = (x1 - x0) + (x3 - x2);
+                ok_runs += ok;
+                if (!ok)
+                    failures++;
+                if (nsizes == 1 && ndists == 1)
+                    printf("run %d: %.3f ms sort, %.3f ms transfers, %s\n", r + 1, dev_ms[r], xfer_ms[r],
+                           ok ? "verified" : "WRONG OUTPUT");
+            }
+            double min_ms = dev_ms[0];
+            for (int r = 1; r < iterations; r++)
+                if (dev_ms[r] < min_ms)
+                    min_ms = dev_ms[r];
+            double med = median(dev_ms, iterations), xmed = median(xfer_ms, iterations);
+            printf("n=%zu %s: median %.3f ms (%.1f Mkeys/s), min %.3f ms, transfers %.3f ms; qsort %.3f ms "
+                   "(%.1fx); levels %u, launches %u, round trips %u; %d/%d runs verified\n",
+                   n, tu_dist_name(d), med, med > 0 ? n / med / 1e3 : 0.0, min_ms, xmed, qsort_ms,
+                   med > 0 ? qsort_ms / med : 0.0, stats.phase_one_levels, stats.kernel_launches,
+                   stats.host_round_trips, ok_runs, iterations);
+            fflush(stdout);
+            fprintf(stderr, "[%d/%d sizes] n=%zu %s done\n", si + 1, nsizes, n, tu_dist_name(d));
+            if (csv)
+                fprintf(csv, "clqsort,\"%s\",%s,uint32,%s,%zu,%d,%.4f,%.4f,%.4f,%.2f,%.3f,%u,%u,%u,%d\n",
+                        info.device_name, info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop",
+                        tu_dist_name(d), n, iterations, med, min_ms, xmed, med > 0 ? n / med / 1e3 : 0.0, qsort_ms,
+                        stats.phase_one_levels, stats.kernel_launches, stats.host_round_trips,
+                        ok_runs == iterations);
+            free(dev_ms);
+            free(xfer_ms);
+            clReleaseMemObject(src);
+            clReleaseMemObject(work);
+        }
+        free(keys);
+        free(ref);
+        free(out);
+    }
+    if (csv)
+        fclose(csv);
+    clqsort_release(ctx);
+    if (failures)
+        fprintf(stderr, "%d runs gave wrong output\n", failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,234 @@
+/*
+ * clqsort_common.h - key codes, records and work-group helpers shared by every clqsort kernel.
+ *
+ * The host (src/program.c) builds one program per key type and order from this file and the
+ * three kernel files, with these defines:
+ *   CLQ_KEY_UINT32 | CLQ_KEY_INT32 | CLQ_KEY_FLOAT | CLQ_KEY_UINT64 | CLQ_KEY_INT64 | CLQ_KEY_DOUBLE
+ *   CLQ_DESCENDING        optional: sort from largest to smallest
+ *   CLQ_DEVICE_ENQUEUE    optional: OpenCL C 2.0 path (work-group collectives, enqueue_kernel)
+ *   CLQ_GQ_WG, CLQ_GQ_K   phase one: work-group size and keys per work-item (block = product)
+ *   CLQ_LQ_WG             phase two: work-group size
+ *   CLQ_LQ_MAX            phase two: longest sequence sorted by one work-group in local memory
+ *   CLQ_BITONIC_MAX       phase two: ranges up to this length are finished by a bitonic network
+ *   CLQ_FILL_CHUNK        longest run of equal keys written by one phase-two record
+ *   CLQ_RL_WG             relauncher: work-group size
+ * All work-group sizes are powers of two; the host derives them from one tuning entry.
+ *
+ * Every comparison goes through an unsigned "code" with the wanted order: a bijection between
+ * keys and codes, so a run of keys equal to the pivot can be rebuilt from the pivot's code
+ * without losing a bit pattern. The pivot of a sequence is the middle of its code range,
+ * lo + (hi - lo) / 2, and every child gets its exact code range back from the partition pass:
+ * each level halves the range, so no input needs more than CLQ_CODE_BITS levels (phase one
+ * and phase two together), and a range with lo == hi is finished.
+ */
+
+/* ---- key types and codes ------------------------------------------------------------------ */
+
+#if defined(CLQ_KEY_UINT32) || defined(CLQ_KEY_INT32) || defined(CLQ_KEY_FLOAT)
+typedef uint clq_code;
+#define CLQ_CODE_BITS 32
+#define CLQ_CODE_MAX 0xffffffffu
+#define CLQ_SIGN ((clq_code)0x80000000u)
+/* Float: negative NaNs (sign set, exponent all ones, mantissa not zero) would get the lowest
+ * codes; subtracting their number rotates them above every other code, so all NaNs sort last. */
+#define CLQ_NEG_NAN_COUNT ((clq_code)0x007fffffu)
+#if defined(CLQ_KEY_UINT32)
+typedef uint clq_key;
+#elif defined(CLQ_KEY_INT32)
+typedef int clq_key;
+#else
+typedef float clq_key;
+#endif
+#define CLQ_BITS_OF(k) as_uint(k)
+#elif defined(CLQ_KEY_UINT64) || defined(CLQ_KEY_INT64) || defined(CLQ_KEY_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+typedef ulong clq_code;
+#define CLQ_CODE_BITS 64
+#define CLQ_CODE_MAX 0xfffffffffffffffful
+#define CLQ_SIGN ((clq_code)0x8000000000000000ul)
+#define CLQ_NEG_NAN_COUNT ((clq_code)0x000ffffffffffffful)
+#if defined(CLQ_KEY_UINT64)
+typedef ulong clq_key;
+#elif defined(CLQ_KEY_INT64)
+typedef long clq_key;
+#else
+/* Doubles are moved as their bit patterns: no cl_khr_fp64 is needed. */
+typedef ulong clq_key;
+#define CLQ_KEY_IS_BITS 1
+#endif
+#define CLQ_BITS_OF(k) as_ulong(k)
+#else
+#error "clqsort: no key type defined"
+#endif
+
+inline clq_code clq_to_code(clq_key k)
+{
+    clq_code u = CLQ_BITS_OF(k);
+    clq_code c;
+#if defined(CLQ_KEY_UINT32) || defined(CLQ_KEY_UINT64)
+    c = u;
+#elif defined(CLQ_KEY_INT32) || defined(CLQ_KEY_INT64)
+    c = u ^ CLQ_SIGN;
+#else /* float, double */
+    c = (u & CLQ_SIGN) ? ~u : (u | CLQ_SIGN);
+    c -= CLQ_NEG_NAN_COUNT;
+#endif
+#ifdef CLQ_DESCENDING
+    c = ~c;
+#endif
+    return c;
+}
+
+inline clq_key clq_from_code(clq_code c)
+{
+#ifdef CLQ_DESCENDING
+    c = ~c;
+#endif
+    clq_code u;
+#if defined(CLQ_KEY_UINT32) || defined(CLQ_KEY_UINT64)
+    u = c;
+#elif defined(CLQ_KEY_INT32) || defined(CLQ_KEY_INT64)
+    u = c ^ CLQ_SIGN;
+#else
+    c += CLQ_NEG_NAN_COUNT;
+    u = (c & CLQ_SIGN) ? (c ^ CLQ_SIGN) : ~c;
+#endif
+#if defined(CLQ_KEY_FLOAT)
+    return as_float(u);
+#elif defined(CLQ_KEY_INT32)
+    return as_int(u);
+#elif defined(CLQ_KEY_INT64)
+    return as_long(u);
+#else
+    return u;
+#endif
+}
+
+/* The pivot: middle of the code range, computed without overflow. */
+inline clq_code clq_pivot(clq_code lo, clq_code hi) { return lo + (hi - lo) / 2; }
+
+/* ---- atomics on records ------------------------------------------------------------------- */
+
+#if CLQ_CODE_BITS == 32
+#define clq_atomic_min_code(p, v) atomic_min((volatile __global uint *)(p), (v))
+#define clq_atomic_max_code(p, v) atomic_max((volatile __global uint *)(p), (v))
+#else
+#define clq_atomic_min_code(p, v) atom_min((volatile __global ulong *)(p), (v))
+#define clq_atomic_max_code(p, v) atom_max((volatile __global ulong *)(p), (v))
+#endif
+/* Reads a word other work-groups of this launch update atomically: a read-modify-write that
+ * changes nothing returns the value every earlier atomic left there. */
+#define clq_atomic_read_u32(p) atomic_or((volatile __global uint *)(p), 0u)
+#define clq_atomic_read_min(p) clq_atomic_min_code((p), CLQ_CODE_MAX)
+#define clq_atomic_read_max(p) clq_atomic_max_code((p), (clq_code)0)
+
+/* ---- records ------------------------------------------------------------------------------ */
+
+/* A sequence in a phase-one work list. `lo`/`hi` is the exact code range of its keys; the
+ * partition pass gathers the children's ranges and sizes in the atomic fields. */
+typedef struct clq_seq {
+    clq_code lo, hi;
+    clq_code lt_min, lt_max, gt_min, gt_max; /* atomic: code ranges of the two children */
+    uint start, len;                         /* keys [start, start + len) */
+    uint in_scratch;                         /* 1: keys are in the scratch buffer */
+    uint first_block;                        /* index of the sequence's first block */
+    uint lt_used, gt_used;                   /* atomic: keys reserved on each side */
+    uint blocks_done;                        /* atomic: ticket; the last block emits the children */
+    uint pad;
+} clq_seq;
+
+/* A phase-two record: a short sequence to sort, or a run of equal keys to write. */
+typedef struct clq_leaf {
+    clq_code lo, hi;
+    uint start, len;
+    uint flags; /* CLQ_LEAF_* */
+    uint pad;
+} clq_leaf;
+
+/* The host sizes its buffers from clqsort_shared.h; refuse to build if the layouts disagree. */
+typedef char clq_check_seq_size[(sizeof(clq_seq) == CLQ_SEQ_RECORD_BYTES(sizeof(clq_code))) ? 1 : -1];
+typedef char clq_check_leaf_size[(sizeof(clq_leaf) == CLQ_LEAF_RECORD_BYTES(sizeof(clq_code))) ? 1 : -1];
+
+#define CLQ_GQ_BLOCK (CLQ_GQ_WG * CLQ_GQ_K)
+/* Longest stack in phase two: one deferred sibling per level, plus the range in hand. */
+#define CLQ_LQ_STACK (CLQ_CODE_BITS + 2)
+
+inline uint clq_blocks_of(uint len) { return (len + (CLQ_GQ_BLOCK - 1)) / CLQ_GQ_BLOCK; }
+
+/* ---- work-group scan and reductions ------------------------------------------------------- */
+/* Every work-item of the group calls these with the same `wg` (the compile-time group size).
+ * The OpenCL 2.0 path uses the built-in collectives; the 1.2 path runs them through local
+ * memory (`tmp` holds wg elements; four arrays of wg for the reduction). Both return the same
+ * values to every work-item and leave `tmp` free for reuse. */
+
+#ifdef CLQ_DEVICE_ENQUEUE
+inline uint clq_scan_exclusive(uint v, uint *total, __local uint *tmp, uint wg)
+{
+    (void)tmp;
+    (void)wg;
+    uint e = work_group_scan_exclusive_add(v);
+    *total = work_group_reduce_add(v);
+    return e;
+}
+
+inline void clq_reduce_ranges(clq_code *ltmin, clq_code *ltmax, clq_code *gtmin, clq_code *gtmax,
+                              __local clq_code *tmp, uint wg)
+{
+    (void)tmp;
+    (void)wg;
+    *ltmin = work_group_reduce_min(*ltmin);
+    *ltmax = work_group_reduce_max(*ltmax);
+    *gtmin = work_group_reduce_min(*gtmin);
+    *gtmax = work_group_reduce_max(*gtmax);
+}
+#else
+inline uint clq_scan_exclusive(uint v, uint *total, __local uint *tmp, uint wg)
+{
+    const uint lid = get_local_id(0);
+    tmp[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < wg; off <<= 1) {
+        uint add = lid >= off ? tmp[lid - off] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tmp[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    uint inclusive = tmp[lid];
+    *total = tmp[wg - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return inclusive - v;
+}
+
+inline void clq_reduce_ranges(clq_code *ltmin, clq_code *ltmax, clq_code *gtmin, clq_code *gtmax,
+                              __local clq_code *tmp, uint wg)
+{
+    const uint lid = get_local_id(0);
+    __local clq_code *a = tmp, *b = tmp + wg, *c = tmp + 2 * wg, *d = tmp + 3 * wg;
+    a[lid] = *ltmin;
+    b[lid] = *ltmax;
+    c[lid] = *gtmin;
+    d[lid] = *gtmax;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = wg / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            a[lid] = min(a[lid], a[lid + s]);
+            b[lid] = max(b[lid], b[lid + s]);
+            c[lid] = min(c[lid], c[lid + s]);
+            d[lid] = max(d[lid], d[lid + s]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    *ltmin = a[0];
+    *ltmax = b[0];
+    *gtmin = c[0];
+    *gtmax = d[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
+/* Counts of keys below and above the pivot travel packed in one word through the scan:
+ * blocks and phase-two sequences are shorter than 2^16 (the host checks). */
+#define CLQ_PACK(lt, gt) ((lt) | ((gt) << 16))
+#define CLQ_LT_OF(p) ((p) & 0xffffu)
+#define CLQ_GT_OF(p) ((p) >> 16)

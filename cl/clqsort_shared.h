@@ -1,0 +1,39 @@
+/*
+ * clqsort_shared.h - constants shared by the host library (C11) and the kernels (OpenCL C).
+ *
+ * Both sides include this file: the host through src/, the kernels because the build step
+ * places it first in the embedded program source. Only plain #defines belong here.
+ */
+#ifndef CLQSORT_SHARED_H
+#define CLQSORT_SHARED_H
+
+/* Words of the status buffer (uint32 each). The host writes the inputs before a sort and reads
+ * the outputs back; kernels update the counters. */
+#define CLQ_ST_CUR_SEQS 0   /* sequences in the current phase-one work list */
+#define CLQ_ST_CUR_BLOCKS 1 /* blocks those sequences are cut into */
+#define CLQ_ST_NEXT_SEQS 2  /* children appended to the next work list (atomic) */
+#define CLQ_ST_LEAVES 3     /* records appended to the phase-two list (atomic) */
+#define CLQ_ST_ERROR 4      /* CLQ_ERR_* bits set by kernels (atomic_or) */
+#define CLQ_ST_LEVELS 5     /* phase-one levels that had work */
+#define CLQ_ST_COUNT 6      /* input: number of keys */
+#define CLQ_ST_SEQ_CAP 7    /* input: capacity of each of the two work lists */
+#define CLQ_ST_LEAF_CAP 8   /* input: capacity of the phase-two list */
+#define CLQ_ST_LAUNCHES 9   /* device-enqueue path: kernels enqueued on the device */
+#define CLQ_ST_WORDS 16
+
+/* Error bits in status[CLQ_ST_ERROR]. */
+#define CLQ_ERR_SEQ_OVERFLOW 1u
+#define CLQ_ERR_LEAF_OVERFLOW 2u
+#define CLQ_ERR_DEPTH 4u
+#define CLQ_ERR_STACK 8u
+#define CLQ_ERR_ENQUEUE 16u
+
+/* Flags of a phase-two record. */
+#define CLQ_LEAF_IN_SCRATCH 1u /* the keys are in the scratch buffer, not the caller's */
+#define CLQ_LEAF_FILL 2u       /* every key of the range equals `lo`: write it, read nothing */
+
+/* Record sizes in bytes for a key code of CODE_BYTES (4 or 8); the kernels check them. */
+#define CLQ_SEQ_RECORD_BYTES(CODE_BYTES) (6 * (CODE_BYTES) + 8 * 4)
+#define CLQ_LEAF_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 4 * 4)
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * lqsort.cl - phase two of GPU-Quicksort: one work-group finishes each short sequence.
+ *
+ * The groups take phase-two records in turn. A fill record is a run of equal keys: the group
+ * writes the key. A sort record (at most CLQ_LQ_MAX keys) is loaded into local memory and sorted
+ * there with an explicit stack of ranges: a range is partitioned around the middle of its code
+ * range into the other local buffer (count, scan, scatter, as in phase one), the keys equal to the
+ * pivot go straight to their final place, and a range of at most CLQ_BITONIC_MAX keys is finished
+ * with a bitonic network. Results always go to the caller's buffer.
+ */
+
+/* Sorts x[0, len) (len <= CLQ_BITONIC_MAX) by code with a bitonic network in which every
+ * comparator puts the smaller key first; comparators that reach past len are skipped, which is
+ * the same as padding with keys larger than all others. */
+void clq_bitonic_local(__local clq_key *x, uint len)
+{
+    const uint lid = get_local_id(0);
+    uint size = 1;
+    while (size < len)
+        size <<= 1;
+    for (uint k = 2; k <= size; k <<= 1) {
+        for (uint h = k >> 1; h > 0; h >>= 1) {
+            for (uint t = lid; t < size / 2; t += CLQ_LQ_WG) {
+                const uint i = ((t & ~(h - 1)) << 1) | (t & (h - 1));
+                /* the first step of each merge compares mirrored positions, the rest halves */
+                const uint j = h == (k >> 1) ? i ^ (k - 1) : i + h;
+                if (j < len) {
+                    const clq_key a = x[i], b = x[j];
+                    if (clq_to_code(a) > clq_to_code(b)) {
+                        x[i] = b;
+                        x[j] = a;
+                    }
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(CLQ_LQ_WG, 1, 1)))
+void lqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global clq_leaf *leaves,
+                   __global uint *status)
+{
+    __local clq_key buf[2][CLQ_LQ_MAX];
+    __local uint scan_tmp[CLQ_LQ_WG];
+    __local clq_code range_tmp[4 * CLQ_LQ_WG];
+    __local uint st_start[CLQ_LQ_STACK], st_len[CLQ_LQ_STACK], st_buf[CLQ_LQ_STACK];
+    __local clq_code st_lo[CLQ_LQ_STACK], st_hi[CLQ_LQ_STACK];
+    __local uint sp;
+
+    const uint lid = get_local_id(0);
+    const uint nleaves = min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
+
+    for (uint r = get_group_id(0); r < nleaves; r += get_num_groups(0)) {
+        const clq_leaf leaf = leaves[r];
+        __global clq_key *out = keys + leaf.start;
+        if (leaf.flags & CLQ_LEAF_FILL) {
+            const clq_key value = clq_from_code(leaf.lo);
+            for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG)
+                out[i] = value;
+        } else {
+            __global const clq_key *src = ((leaf.flags & CLQ_LEAF_IN_SCRATCH) ? scratch : keys) + leaf.start;
+            for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG)
+                buf[0][i] = src[i];
+            if (lid == 0) {
+                st_start[0] = 0;
+                st_len[0] = leaf.len;
+                st_buf[0] = 0;
+                st_lo[0] = leaf.lo;
+                st_hi[0] = leaf.hi;
+                sp = 1;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+
+            while (sp > 0) {
+                const uint top = sp - 1;
+                const uint s = st_start[top], len = st_len[top], from = st_buf[top];
+                const clq_code lo = st_lo[top], hi = st_hi[top];
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (lid == 0)
+                    sp = top;
+                __local clq_key *x = buf[from] + s;
+
+                if (lo == hi) { /* all keys equal */
+                    const clq_key value = clq_from_code(lo);
+                    for (uint i = lid; i < len; i += CLQ_LQ_WG)
+                        out[s + i] = value;
+                } else if (len <= CLQ_BITONIC_MAX) {
+                    clq_bitonic_local(x, len);
+                    for (uint i = lid; i < len; i += CLQ_LQ_WG)
+                        out[s + i] = x[i];
+                } else {
+                    __local clq_key *y = buf[from ^ 1u] + s;
+                    const clq_code pivot = clq_pivot(lo, hi);
+                    uint nlt = 0, ngt = 0;
+                    clq_code ltmin = CLQ_CODE_MAX, ltmax = 0, gtmin = CLQ_CODE_MAX, gtmax = 0;
+                    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
+                        const clq_code c = clq_to_code(x[i]);
+                        if (c < pivot) {
+                            nlt++;
+                            ltmin = min(ltmin, c);
+                            ltmax = max(ltmax, c);
+                        } else if (c > pivot) {
+                            ngt++;
+                            gtmin = min(gtmin, c);
+                            gtmax = max(gtmax, c);
+                        }
+                    }
+                    uint total;
+                    const uint excl = clq_scan_exclusive(CLQ_PACK(nlt, ngt), &total, scan_tmp, CLQ_LQ_WG);
+                    clq_reduce_ranges(&ltmin, &ltmax, &gtmin, &gtmax, range_tmp, CLQ_LQ_WG);
+                    const uint total_lt = CLQ_LT_OF(total), total_gt = CLQ_GT_OF(total);
+                    uint at_lt = CLQ_LT_OF(excl), at_gt = len - total_gt + CLQ_GT_OF(excl);
+                    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
+                        const clq_key k = x[i];
+                        const clq_code c = clq_to_code(k);
+                        if (c < pivot)
+                            y[at_lt++] = k;
+                        else if (c > pivot)
+                            y[at_gt++] = k;
+                    }
+                    const clq_key pivot_key = clq_from_code(pivot);
+                    for (uint i = total_lt + lid; i < len - total_gt; i += CLQ_LQ_WG)
+                        out[s + i] = pivot_key;
+                    if (lid == 0) {
+                        /* push the longer side first so the shorter one is finished first; the
+                         * stack then never holds more than log2(CLQ_LQ_MAX) + 2 ranges */
+                        const uint left_longer = total_lt >= total_gt;
+                        const uint n_first = left_longer ? total_lt : total_gt;
+                        const uint n_second = left_longer ? total_gt : total_lt;
+                        uint at = sp;
+                        if (at + 2 > CLQ_LQ_STACK) {
+                            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_STACK);
+                        } else {
+                            if (n_first) {
+                                st_start[at] = left_longer ? s : s + len - total_gt;
+                                st_len[at] = n_first;
+                                st_buf[at] = from ^ 1u;
+                                st_lo[at] = left_longer ? ltmin : gtmin;
+                                st_hi[at] = left_longer ? ltmax : gtmax;
+                                at++;
+                            }
+                            if (n_second) {
+                                st_start[at] = left_longer ? s + len - total_gt : s;
+                                st_len[at] = n_second;
+                                st_buf[at] = from ^ 1u;
+                                st_lo[at] = left_longer ? gtmin : ltmin;
+                                st_hi[at] = left_longer ? gtmax : ltmax;
+                                at++;
+                            }
+                        }
+                        sp = at;
+                    }
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has seen sp == 0 before it is reused */
+        }
+    }
+}

@@ -1,0 +1,65 @@
+/*
+ * relauncher.cl - the bookkeeping between phase-one passes, run by one work-group.
+ *
+ * The last groups of a gqsort_kernel launch append the children that still need phase one to
+ * the next work list (and the short ones to the phase-two list). relauncher_kernel turns that
+ * list into the current one: it cuts every sequence into blocks (a scan of the block counts gives
+ * each sequence its first block), resets the sequence's atomic counters and publishes the
+ * sequence and block counts for the next gqsort_kernel. With `init` set it first emits the root
+ * sequence of status[CLQ_ST_COUNT] keys.
+ *
+ * The host loop launches it after every gqsort_kernel and reads a few status words back. On the
+ * OpenCL 2.0 path it also launches the next kernel itself (gqsort_kernel over all blocks, or
+ * lqsort_kernel once no long sequence is left), so the recursion stays on the device.
+ */
+
+__kernel __attribute__((reqd_work_group_size(CLQ_RL_WG, 1, 1)))
+void relauncher_kernel(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
+                       __global clq_leaf *leaves, __global uint *status, uint parity, uint init)
+{
+    __local uint scan_tmp[CLQ_RL_WG];
+    __local uint emit_slot;
+    const uint lid = get_local_id(0);
+    const uint seq_cap = status[CLQ_ST_SEQ_CAP];
+    __global clq_seq *list = lists + (size_t)parity * seq_cap;
+
+    if (init) {
+        const uint n = status[CLQ_ST_COUNT];
+        if (n > 1)
+            clq_emit_range(list, leaves, status, 0, n, 0, CLQ_CODE_MAX, 0, &emit_slot);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    }
+
+    const uint nseq = min(status[CLQ_ST_NEXT_SEQS], seq_cap);
+    uint blocks = 0;
+    for (uint base = 0; base < nseq; base += CLQ_RL_WG) {
+        const uint i = base + lid;
+        const uint nb = i < nseq ? clq_blocks_of(list[i].len) : 0u;
+        uint total;
+        const uint excl = clq_scan_exclusive(nb, &total, scan_tmp, CLQ_RL_WG);
+        if (i < nseq) {
+            __global clq_seq *seq = list + i;
+            seq->first_block = blocks + excl;
+            seq->lt_used = 0;
+            seq->gt_used = 0;
+            seq->blocks_done = 0;
+            seq->lt_min = CLQ_CODE_MAX;
+            seq->lt_max = 0;
+            seq->gt_min = CLQ_CODE_MAX;
+            seq->gt_max = 0;
+        }
+        blocks += total;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+
+    if (lid == 0) {
+        status[CLQ_ST_CUR_SEQS] = nseq;
+        status[CLQ_ST_CUR_BLOCKS] = blocks;
+        status[CLQ_ST_NEXT_SEQS] = 0;
+        if (nseq > 0 && ++status[CLQ_ST_LEVELS] > CLQ_CODE_BITS)
+            status[CLQ_ST_ERROR] |= CLQ_ERR_DEPTH; /* cannot happen: each level halves the range */
+#ifdef CLQ_DEVICE_ENQUEUE
+        clq_enqueue_next(keys, scratch, lists, leaves, status, parity, nseq, blocks);
+#endif
+    }
+}

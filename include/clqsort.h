@@ -1,0 +1,206 @@
+/*
+ * clqsort.h - GPU-Quicksort for OpenCL: the whole public interface.
+ *
+ * clqsort sorts keys that already live in an OpenCL buffer, on the device that owns the buffer.
+ * The algorithm is GPU-Quicksort (Cederman and Tsigas) in the structure of Intel's OpenCL port:
+ * phase one partitions long sequences with many work-groups each, phase two sorts short ones
+ * with one work-group each in local memory. Two execution paths run the same kernels:
+ *   - host loop (OpenCL 1.2): the host launches the phase-one passes and reads a few words back;
+ *   - device-side enqueue (OpenCL 2.0): the device launches every pass after the first.
+ *
+ * Typical use:
+ *
+ *     clqsort_context *ctx;
+ *     if (clqsort_create(&ctx, NULL) != CLQSORT_SUCCESS) { puts(clqsort_last_error(NULL)); ... }
+ *     cl_mem buf = clCreateBuffer(clqsort_cl_context(ctx), CL_MEM_READ_WRITE, n * 4, NULL, &err);
+ *     ... write n uint32 keys to buf ...
+ *     if (clqsort_sort(ctx, buf, n, CLQSORT_KEY_UINT32, 0) != CLQSORT_SUCCESS)
+ *         puts(clqsort_last_error(ctx));
+ *     clqsort_release(ctx);
+ *
+ * Thread safety: a context is used by one thread at a time (calls on one context must not
+ * overlap); distinct contexts may be used from distinct threads at once. clqsort_last_error(NULL)
+ * and clqsort_status_string() are safe from any thread.
+ *
+ * Ownership: the library owns its context object, programs and scratch buffers, and releases
+ * them in clqsort_release(). It never releases a buffer, queue or context the program passed in
+ * (it retains a passed-in queue and its context while it uses them).
+ */
+#ifndef CLQSORT_H
+#define CLQSORT_H
+
+#include <stddef.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+#ifdef __APPLE__
+#include <OpenCL/cl.h>
+#else
+#include <CL/cl.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CLQSORT_VERSION_MAJOR 0
+#define CLQSORT_VERSION_MINOR 1
+#define CLQSORT_VERSION_PATCH 0
+#define CLQSORT_VERSION_STRING "0.1.0"
+
+/* Largest number of keys one sort accepts: positions are 32-bit on the device. */
+#define CLQSORT_MAX_COUNT ((size_t)0xffffffffu)
+
+/* Every call returns one of these. Each failure also leaves a message naming the cause (the
+ * OpenCL error code, the build log, the devices that exist...) in clqsort_last_error(). */
+typedef enum clqsort_status {
+    CLQSORT_SUCCESS = 0,
+    CLQSORT_ERROR_INVALID_ARGUMENT = -1,   /* a NULL out-pointer, an unknown flag or enum value */
+    CLQSORT_ERROR_NULL_CONTEXT = -2,       /* the clqsort_context is NULL */
+    CLQSORT_ERROR_NULL_BUFFER = -3,        /* the cl_mem is NULL */
+    CLQSORT_ERROR_INVALID_BUFFER = -4,     /* the cl_mem is not a valid buffer object */
+    CLQSORT_ERROR_WRONG_CONTEXT = -5,      /* the buffer belongs to another OpenCL context */
+    CLQSORT_ERROR_BUFFER_ACCESS = -6,      /* the buffer is read-only or write-only for kernels */
+    CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER = -7, /* count keys do not fit in the buffer (CL_MEM_SIZE) */
+    CLQSORT_ERROR_COUNT_TOO_LARGE = -8,    /* count > CLQSORT_MAX_COUNT */
+    CLQSORT_ERROR_UNSUPPORTED_TYPE = -9,   /* the key type is not supported (yet, or by the device) */
+    CLQSORT_ERROR_INVALID_OPTION = -10,    /* an option or CLQSORT_* environment variable is invalid */
+    CLQSORT_ERROR_NO_DEVICE = -11,         /* no OpenCL device matches the selection */
+    CLQSORT_ERROR_PATH_UNSUPPORTED = -12,  /* the requested execution path is not available */
+    CLQSORT_ERROR_INVALID_QUEUE = -13,     /* the queue is invalid or out-of-order */
+    CLQSORT_ERROR_BUILD = -14,             /* the kernels did not build (message holds the log) */
+    CLQSORT_ERROR_OUT_OF_MEMORY = -15,     /* host or device memory for scratch could not be had */
+    CLQSORT_ERROR_OPENCL = -16,            /* an OpenCL call failed (message names call and code) */
+    CLQSORT_ERROR_INTERNAL = -17           /* a kernel reported a broken invariant: a bug */
+} clqsort_status;
+
+/* Key types. Keys are compared by value; see README.md for the order of floating-point keys. */
+typedef enum clqsort_key_type {
+    CLQSORT_KEY_UINT32 = 0,
+    CLQSORT_KEY_INT32 = 1,
+    CLQSORT_KEY_FLOAT = 2,
+    CLQSORT_KEY_UINT64 = 3,
+    CLQSORT_KEY_INT64 = 4,
+    CLQSORT_KEY_DOUBLE = 5
+} clqsort_key_type;
+
+/* Flags of clqsort_sort(). 0 sorts in ascending order. */
+#define CLQSORT_DESCENDING 1u
+
+typedef enum clqsort_device_type {
+    CLQSORT_DEVICE_DEFAULT = 0, /* CLQSORT_DEVICE if set, else the first GPU, else the first device */
+    CLQSORT_DEVICE_CPU = 1,
+    CLQSORT_DEVICE_GPU = 2,
+    CLQSORT_DEVICE_ACCELERATOR = 3,
+    CLQSORT_DEVICE_ALL = 4      /* any type */
+} clqsort_device_type;
+
+typedef enum clqsort_path {
+    CLQSORT_PATH_DEFAULT = 0,        /* CLQSORT_PATH if set, else CLQSORT_PATH_AUTO */
+    CLQSORT_PATH_AUTO = 1,           /* device-side enqueue where the device has it, else host loop */
+    CLQSORT_PATH_HOST_LOOP = 2,      /* OpenCL 1.2: the host launches every pass */
+    CLQSORT_PATH_DEVICE_ENQUEUE = 3  /* OpenCL 2.0: the device launches the passes after the first */
+} clqsort_path;
+
+/* Device selection and behaviour. Initialise with clqsort_options_init(); every field left at
+ * its initial value falls back to the environment variable named beside it, then to the default.
+ *   CLQSORT_DEVICE        cpu | gpu | accelerator | all
+ *   CLQSORT_VENDOR        case-insensitive substring of the platform's vendor or name
+ *                         (intel, amd, nvidia, pocl, ...)
+ *   CLQSORT_DEVICE_INDEX  index among the devices that match type and vendor (default 0)
+ *   CLQSORT_PATH          auto | host-loop | device-enqueue */
+typedef struct clqsort_options {
+    clqsort_device_type device_type; /* initial: CLQSORT_DEVICE_DEFAULT */
+    const char *vendor;              /* initial: NULL; copied, need not outlive the call */
+    int device_index;                /* initial: -1 */
+    clqsort_path path;               /* initial: CLQSORT_PATH_DEFAULT */
+} clqsort_options;
+
+/* Opaque: the device, its queue, the built programs and the scratch memory of the sorts. */
+typedef struct clqsort_context clqsort_context;
+
+/* What a context runs on, for display. Strings are owned by the context and stay valid until
+ * clqsort_release(). */
+typedef struct clqsort_info {
+    const char *platform_name;
+    const char *platform_vendor;
+    const char *device_name;
+    const char *device_version;     /* CL_DEVICE_VERSION */
+    const char *device_c_version;   /* CL_DEVICE_OPENCL_C_VERSION */
+    cl_device_type device_type;
+    clqsort_path path;              /* the path this context runs: HOST_LOOP or DEVICE_ENQUEUE */
+    int device_enqueue_supported;   /* 1 if the device can run the device-enqueue path */
+    unsigned compute_units;
+    size_t max_work_group_size;
+    cl_ulong local_mem_size;
+    /* tuning in force: work-group sizes, keys per phase-one block, phase-two limits */
+    unsigned gqsort_work_group, gqsort_keys_per_item, lqsort_work_group, lqsort_max, bitonic_max;
+} clqsort_info;
+
+/* Counters of the last successful clqsort_sort() on a context. */
+typedef struct clqsort_stats {
+    unsigned phase_one_levels;  /* phase-one passes that had work */
+    unsigned kernel_launches;   /* kernels run, by the host and the device together */
+    unsigned host_round_trips;  /* times the host waited for the device to read status back */
+    unsigned phase_two_records; /* short sequences and runs of equal keys finished in phase two */
+} clqsort_stats;
+
+/* Sets every field of *options to its initial value (see clqsort_options). */
+void clqsort_options_init(clqsort_options *options);
+
+/* Creates a context on a device chosen by `options` (may be NULL: environment, then default),
+ * with its own OpenCL context and in-order queue. Kernels are built on first use of each key
+ * type and order. On success *ctx is set; on failure *ctx is NULL and clqsort_last_error(NULL)
+ * says why (for CLQSORT_ERROR_NO_DEVICE, it lists the platforms and devices that exist). */
+clqsort_status clqsort_create(clqsort_context **ctx, const clqsort_options *options);
+
+/* Creates a context that enqueues on the program's own in-order `queue` (and its context and
+ * device). Only `options->path` is used (NULL: CLQSORT_PATH, then auto). The queue and its
+ * context are retained until clqsort_release(). An out-of-order queue is refused with
+ * CLQSORT_ERROR_INVALID_QUEUE. */
+clqsort_status clqsort_create_with_queue(clqsort_context **ctx, cl_command_queue queue,
+                                         const clqsort_options *options);
+
+/* Releases everything the context owns. NULL is accepted and ignored. */
+void clqsort_release(clqsort_context *ctx);
+
+/* Sorts the first `count` keys of type `type` in `keys` (a buffer of the context's OpenCL
+ * context, created readable and writable by kernels), in place as seen by the caller, in
+ * ascending order or, with CLQSORT_DESCENDING in `flags`, descending.
+ *
+ * Work already enqueued on the context's queue runs first; the call returns once the sorted
+ * keys are in `keys` (it waits for the device). Scratch memory of `count` keys and some records
+ * is allocated on first need and kept in the context for later sorts. Keys past `count` are
+ * left as they are. Sorting is not stable (equal keys are indistinguishable anyway).
+ *
+ * Bad input is reported before anything is enqueued, so `keys` is unchanged after any error
+ * status up to CLQSORT_ERROR_OUT_OF_MEMORY. count 0 and 1 succeed without touching the device.
+ * Types: this version supports CLQSORT_KEY_UINT32 only; others give CLQSORT_ERROR_UNSUPPORTED_TYPE. */
+clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type,
+                            unsigned flags);
+
+/* Fills *info with what the context runs on. */
+clqsort_status clqsort_get_info(const clqsort_context *ctx, clqsort_info *info);
+
+/* Fills *stats with the counters of the last successful sort on the context. */
+clqsort_status clqsort_get_stats(const clqsort_context *ctx, clqsort_stats *stats);
+
+/* The context's OpenCL context, device and queue (owned by the clqsort context). */
+cl_context clqsort_cl_context(const clqsort_context *ctx);
+cl_device_id clqsort_cl_device(const clqsort_context *ctx);
+cl_command_queue clqsort_cl_queue(const clqsort_context *ctx);
+
+/* A fixed English sentence for a status ("invalid buffer", ...); never NULL. */
+const char *clqsort_status_string(clqsort_status status);
+
+/* The detailed message of the last failed call on `ctx`, or with ctx NULL of the last failed
+ * call made by this thread (on any context, or a clqsort_create that gave no context). Empty
+ * if there was none. Valid until the next call on the same context or thread. */
+const char *clqsort_last_error(const clqsort_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLQSORT_H */

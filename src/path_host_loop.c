@@ -1,0 +1,108 @@
+/*
+ * path_host_loop.c - the OpenCL 1.2 execution path: the host launches the passes.
+ *
+ * relauncher_kernel(init) emits the root; then each phase-one level is gqsort_kernel over a fixed
+ * grid (its groups take the level's blocks in turn, so the host need not know how many there
+ * are) followed by relauncher_kernel, which prepares the next level on the device. The host only
+ * needs to know when no long sequence is left: it enqueues levels in batches and reads four
+ * status words after each batch. The first batch is as long as uniform keys need
+ * (log2(n / lq_max) levels); later batches grow. A level with no work costs two empty launches.
+ * At most code_bits levels exist (clqsort_common.h), which bounds the loop.
+ */
+#include "clqsort_internal.h"
+
+#include <stdio.h>
+
+/* Buffer arguments change with every sort (the caller's keys); the scalar ones were set when
+ * the program was built. */
+static cl_int set_buffer_args(const clqsort_context *ctx, const clq_program *p, cl_mem keys)
+{
+    const cl_kernel with_lists[] = {p->gqsort[0], p->gqsort[1], p->relauncher[0], p->relauncher[1], p->relauncher[2]};
+    cl_int err = CL_SUCCESS;
+    for (size_t i = 0; i < sizeof with_lists / sizeof with_lists[0]; i++) {
+        err |= clSetKernelArg(with_lists[i], 0, sizeof(cl_mem), &keys);
+        err |= clSetKernelArg(with_lists[i], 1, sizeof(cl_mem), &ctx->scratch);
+        err |= clSetKernelArg(with_lists[i], 2, sizeof(cl_mem), &ctx->lists);
+        err |= clSetKernelArg(with_lists[i], 3, sizeof(cl_mem), &ctx->leaves);
+        err |= clSetKernelArg(with_lists[i], 4, sizeof(cl_mem), &ctx->status);
+    }
+    err |= clSetKernelArg(p->lqsort, 0, sizeof(cl_mem), &keys);
+    err |= clSetKernelArg(p->lqsort, 1, sizeof(cl_mem), &ctx->scratch);
+    err |= clSetKernelArg(p->lqsort, 2, sizeof(cl_mem), &ctx->leaves);
+    err |= clSetKernelArg(p->lqsort, 3, sizeof(cl_mem), &ctx->status);
+    return err;
+}
+
+static cl_int launch(clqsort_context *ctx, cl_kernel k, size_t groups, size_t wg)
+{
+    size_t global = groups * wg;
+    ctx->stats.kernel_launches++;
+    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL);
+}
+
+/* One phase-one level: partition the current list (parity), prepare the next (parity ^ 1). */
+static cl_int enqueue_level(clqsort_context *ctx, const clq_program *p, unsigned parity, size_t gq_groups)
+{
+    cl_int err = launch(ctx, p->gqsort[parity], gq_groups, p->tuning.gq_wg);
+    if (err == CL_SUCCESS)
+        err = launch(ctx, p->relauncher[parity ^ 1u], 1, p->tuning.rl_wg);
+    return err;
+}
+
+static cl_int read_status(clqsort_context *ctx, size_t words)
+{
+    ctx->stats.host_round_trips++;
+    return clEnqueueReadBuffer(ctx->queue, ctx->status, CL_TRUE, 0, words * sizeof(cl_uint), ctx->status_host, 0,
+                               NULL, NULL);
+}
+
+clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
+{
+    const clq_program *p = plan->prog;
+    const clq_tuning *t = &p->tuning;
+    cl_uint *st = ctx->status_host;
+    for (int i = 0; i < CLQ_ST_WORDS; i++)
+        st[i] = 0;
+    st[CLQ_ST_COUNT] = plan->count;
+    st[CLQ_ST_SEQ_CAP] = plan->seq_cap;
+    st[CLQ_ST_LEAF_CAP] = plan->leaf_cap;
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->status, CL_FALSE, 0, sizeof ctx->status_host, st, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clq_fail_cl(ctx, "clEnqueueWriteBuffer(status)", err);
+
+    if ((err = set_buffer_args(ctx, p, plan->keys)) != CL_SUCCESS)
+        return clq_fail_cl(ctx, "clSetKernelArg", err);
+
+    /* Grids: enough groups to fill the device, never more than there can be blocks/records. */
+    const size_t block = (size_t)t->gq_wg * t->gq_k;
+    const size_t resident = (size_t)ctx->compute_units * t->groups_per_cu;
+    size_t gq_groups = (plan->count + block - 1) / block + 1;
+    if (gq_groups > resident)
+        gq_groups = resident;
+    size_t lq_groups = plan->leaf_cap < resident ? plan->leaf_cap : resident;
+
+    if ((err = launch(ctx, p->relauncher[2], 1, t->rl_wg)) != CL_SUCCESS)
+        return clq_fail_cl(ctx, "enqueue relauncher_kernel", err);
+
+    if (plan->count > t->lq_max) {
+        unsigned level = 0, batch = 1;
+        for (size_t n = plan->count / t->lq_max; n > 1; n >>= 1)
+            batch++; /* levels uniform keys need before every sequence fits phase two */
+        for (;;) {
+            for (unsigned i = 0; i < batch && level < plan->code_bits; i++, level++)
+                if ((err = enqueue_level(ctx, p, level & 1u, gq_groups)) != CL_SUCCESS)
+                    return clq_fail_cl(ctx, "enqueue gqsort_kernel/relauncher_kernel", err);
+            if ((err = read_status(ctx, CLQ_ST_ERROR + 1)) != CL_SUCCESS)
+                return clq_fail_cl(ctx, "clEnqueueReadBuffer(status)", err);
+            if (st[CLQ_ST_CUR_SEQS] == 0 || st[CLQ_ST_ERROR] || level >= plan->code_bits)
+                break;
+            batch = batch < 4 ? 2 * batch : 8;
+        }
+    }
+
+    if ((err = launch(ctx, p->lqsort, lq_groups, t->lq_wg)) != CL_SUCCESS)
+        return clq_fail_cl(ctx, "enqueue lqsort_kernel", err);
+    if ((err = read_status(ctx, CLQ_ST_WORDS)) != CL_SUCCESS)
+        return clq_fail_cl(ctx, "clEnqueueReadBuffer(status)", err);
+    return clq_finish_status(ctx, plan);
+}

@@ -1,0 +1,147 @@
+/* sort.c - clqsort_sort: validation, record capacities, scratch memory, dispatch to a path. */
+#include "clqsort_internal.h"
+
+#include <string.h>
+
+/* Every check runs before anything is enqueued, so a refused call leaves the buffer unchanged. */
+static clqsort_status validate(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type,
+                               unsigned flags)
+{
+    if (!keys)
+        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "clqsort_sort: keys is NULL");
+    if ((int)type < 0 || (int)type >= CLQ_KEY_TYPES)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_sort: %d is not a clqsort_key_type", (int)type);
+    if (flags & ~CLQSORT_DESCENDING)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_sort: unknown flags 0x%x",
+                        flags & ~CLQSORT_DESCENDING);
+    if (type != CLQSORT_KEY_UINT32)
+        return clq_fail(ctx, CLQSORT_ERROR_UNSUPPORTED_TYPE,
+                        "clqsort %s sorts CLQSORT_KEY_UINT32 keys only (type %d requested)",
+                        CLQSORT_VERSION_STRING, (int)type);
+    if (count > CLQSORT_MAX_COUNT)
+        return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE, "count %zu exceeds CLQSORT_MAX_COUNT (%zu)", count,
+                        CLQSORT_MAX_COUNT);
+
+    cl_mem_object_type mtype;
+    cl_context mctx;
+    cl_mem_flags mflags;
+    size_t msize;
+    cl_int err = clGetMemObjectInfo(keys, CL_MEM_TYPE, sizeof mtype, &mtype, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(keys, CL_MEM_CONTEXT, sizeof mctx, &mctx, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(keys, CL_MEM_FLAGS, sizeof mflags, &mflags, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(keys, CL_MEM_SIZE, sizeof msize, &msize, NULL);
+    if (err != CL_SUCCESS)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_BUFFER, "clGetMemObjectInfo on keys failed with %s (%d)",
+                        clq_cl_error_name(err), (int)err);
+    if (mtype != CL_MEM_OBJECT_BUFFER)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_BUFFER, "keys is a memory object of type 0x%x, not a buffer",
+                        (unsigned)mtype);
+    if (mctx != ctx->context)
+        return clq_fail(ctx, CLQSORT_ERROR_WRONG_CONTEXT,
+                        "keys was created in another OpenCL context than the one of this clqsort context "
+                        "(use clqsort_cl_context() or clqsort_create_with_queue())");
+    if (mflags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY))
+        return clq_fail(ctx, CLQSORT_ERROR_BUFFER_ACCESS, "keys was created with %s; sorting needs CL_MEM_READ_WRITE",
+                        (mflags & CL_MEM_READ_ONLY) ? "CL_MEM_READ_ONLY" : "CL_MEM_WRITE_ONLY");
+    const size_t need = count * clq_key_bytes(type);
+    if (need > msize)
+        return clq_fail(ctx, CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER,
+                        "%zu keys of %u bytes need %zu bytes, but the buffer holds %zu (CL_MEM_SIZE)", count,
+                        clq_key_bytes(type), need, msize);
+    return CLQSORT_SUCCESS;
+}
+
+/* Grows a cached device buffer to at least `bytes`. */
+static clqsort_status ensure_buffer(clqsort_context *ctx, cl_mem *buf, size_t *have, size_t bytes, const char *what)
+{
+    if (*buf && *have >= bytes)
+        return CLQSORT_SUCCESS;
+    if (*buf) {
+        clReleaseMemObject(*buf);
+        *buf = NULL;
+        *have = 0;
+    }
+    if (bytes > ctx->max_alloc_size)
+        return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY,
+                        "the %s buffer needs %zu bytes; the device allows %llu per allocation", what, bytes,
+                        (unsigned long long)ctx->max_alloc_size);
+    cl_int err;
+    *buf = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (!*buf)
+        return clq_fail(ctx, err == CL_INVALID_BUFFER_SIZE || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+                                     err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY
+                                 ? CLQSORT_ERROR_OUT_OF_MEMORY
+                                 : CLQSORT_ERROR_OPENCL,
+                        "clCreateBuffer(%zu bytes) for the %s buffer failed with %s (%d)", bytes, what,
+                        clq_cl_error_name(err), (int)err);
+    *have = bytes;
+    return CLQSORT_SUCCESS;
+}
+
+/* Record capacities that no input can exceed:
+ *  - a work list holds sequences longer than lq_max that do not overlap: at most n / (lq_max + 1);
+ *  - each phase-one level partitions at most that many sequences, and there are at most
+ *    code_bits levels; each partition emits at most two children and one run of equal keys,
+ *    which becomes ceil(len / fill_chunk) phase-two records. Phase-two records never overlap,
+ *    so there are also at most n of them. */
+static void capacities(const clq_tuning *t, size_t n, unsigned code_bits, size_t *seq_cap, size_t *leaf_cap)
+{
+    *seq_cap = n / ((size_t)t->lq_max + 1) + 1;
+    size_t partitions = *seq_cap * code_bits;
+    size_t leaves = 3 * partitions + n / t->fill_chunk + 2;
+    *leaf_cap = leaves < n ? leaves : n;
+}
+
+clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type, unsigned flags)
+{
+    if (!ctx)
+        return clq_fail(NULL, CLQSORT_ERROR_NULL_CONTEXT, "clqsort_sort: ctx is NULL");
+    clqsort_status s = validate(ctx, keys, count, type, flags);
+    if (s != CLQSORT_SUCCESS)
+        return s;
+    memset(&ctx->stats, 0, sizeof ctx->stats);
+    if (count < 2)
+        return CLQSORT_SUCCESS;
+
+    clq_plan plan;
+    memset(&plan, 0, sizeof plan);
+    if ((s = clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, &plan.prog)) != CLQSORT_SUCCESS)
+        return s;
+    plan.keys = keys;
+    plan.count = (cl_uint)count;
+    plan.code_bits = clq_code_bits(type);
+    size_t seq_cap, leaf_cap;
+    capacities(&plan.prog->tuning, count, plan.code_bits, &seq_cap, &leaf_cap);
+    plan.seq_cap = (cl_uint)seq_cap;
+    plan.leaf_cap = (cl_uint)leaf_cap;
+
+    const size_t code_bytes = plan.code_bits / 8;
+    if ((s = ensure_buffer(ctx, &ctx->scratch, &ctx->scratch_bytes, count * clq_key_bytes(type), "scratch")) ||
+        (s = ensure_buffer(ctx, &ctx->lists, &ctx->lists_bytes, 2 * seq_cap * CLQ_SEQ_RECORD_BYTES(code_bytes),
+                           "work list")) ||
+        (s = ensure_buffer(ctx, &ctx->leaves, &ctx->leaves_bytes, leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes),
+                           "phase-two list")))
+        return s;
+    if (!ctx->status) {
+        size_t have = 0;
+        if ((s = ensure_buffer(ctx, &ctx->status, &have, CLQ_ST_WORDS * sizeof(cl_uint), "status")))
+            return s;
+    }
+    return clq_run_host_loop(ctx, &plan);
+}
+
+clqsort_status clq_finish_status(clqsort_context *ctx, const clq_plan *plan)
+{
+    const cl_uint *st = ctx->status_host;
+    ctx->stats.phase_one_levels = st[CLQ_ST_LEVELS];
+    ctx->stats.phase_two_records = st[CLQ_ST_LEAVES];
+    if (st[CLQ_ST_ERROR] || st[CLQ_ST_CUR_SEQS])
+        return clq_fail(ctx, CLQSORT_ERROR_INTERNAL,
+                        "the kernels reported error bits 0x%x with %u sequences left after %u levels (work "
+                        "list capacity %u, phase-two capacity %u); the keys may be partly sorted",
+                        st[CLQ_ST_ERROR], st[CLQ_ST_CUR_SEQS], st[CLQ_ST_LEVELS], plan->seq_cap, plan->leaf_cap);
+    return CLQSORT_SUCCESS;
+}

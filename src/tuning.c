@@ -1,0 +1,147 @@
+/* tuning.c - launch shapes per device: a small table, then the device's own limits. */
+#include "clqsort_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+unsigned clq_key_bytes(clqsort_key_type type)
+{
+    return type == CLQSORT_KEY_UINT64 || type == CLQSORT_KEY_INT64 || type == CLQSORT_KEY_DOUBLE ? 8u : 4u;
+}
+
+unsigned clq_code_bits(clqsort_key_type type) { return 8u * clq_key_bytes(type); }
+
+typedef struct tuning_entry {
+    cl_device_type type;  /* CL_DEVICE_TYPE_ALL matches any */
+    const char *vendor;   /* substring of the platform vendor, lower case; "" matches any */
+    clq_tuning t;
+} tuning_entry;
+
+/* First match wins. Sizes are for 4-byte keys; fit_to_device() shrinks them where local memory
+ * or work-group limits demand (8-byte keys, small devices).
+ *   gq_wg gq_k lq_wg lq_max bitonic_max fill_chunk rl_wg groups_per_cu */
+static const tuning_entry table[] = {
+    /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys */
+    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 4096, 1024, 16384, 256, 8}},
+    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 2048, 512, 16384, 256, 8}},
+    /* CPUs: small groups (a work-group runs on one core), quicksort rather than bitonic work */
+    {CL_DEVICE_TYPE_CPU, "", {64, 32, 64, 4096, 64, 16384, 64, 8}},
+    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 1024, 256, 8192, 64, 4}},
+};
+
+static int vendor_matches(const char *vendor, const char *want)
+{
+    if (!*want)
+        return 1;
+    char low[256];
+    size_t i = 0;
+    for (; vendor[i] && i + 1 < sizeof low; i++)
+        low[i] = (char)tolower((unsigned char)vendor[i]);
+    low[i] = 0;
+    return strstr(low, want) != NULL;
+}
+
+static unsigned floor_pow2(size_t v)
+{
+    unsigned p = 1;
+    while ((size_t)p * 2 <= v && p < (1u << 30))
+        p *= 2;
+    return p;
+}
+
+static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
+{
+    return (cl_ulong)t->gq_wg * t->gq_k * kb + (cl_ulong)t->gq_wg * (4 + 4 * kb) + 64;
+}
+
+static cl_ulong lq_local_bytes(const clq_tuning *t, unsigned kb)
+{
+    return 2ull * t->lq_max * kb + (cl_ulong)t->lq_wg * (4 + 4 * kb) + (8ull * kb + 2) * (3 * 4 + 2 * kb) + 64;
+}
+
+/* Keeps the shape inside the device's limits and the kernels' invariants. */
+static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t)
+{
+    const unsigned max_wg = floor_pow2(ctx->max_work_group_size ? ctx->max_work_group_size : 1);
+    if (t->gq_wg > max_wg)
+        t->gq_wg = max_wg;
+    if (t->lq_wg > max_wg)
+        t->lq_wg = max_wg;
+    if (t->rl_wg > max_wg)
+        t->rl_wg = max_wg;
+    /* counts travel packed in 16 bits (clqsort_common.h) */
+    while ((unsigned long)t->gq_wg * t->gq_k > 32768u && t->gq_k > 1)
+        t->gq_k /= 2;
+    if (t->lq_max > 32768u)
+        t->lq_max = 32768u;
+    const cl_ulong local = ctx->local_mem_size ? ctx->local_mem_size : 32768u;
+    while (gq_local_bytes(t, kb) > local && t->gq_k > 1)
+        t->gq_k /= 2;
+    while (lq_local_bytes(t, kb) > local && t->lq_max > 2)
+        t->lq_max /= 2;
+    if (t->bitonic_max > t->lq_max)
+        t->bitonic_max = t->lq_max;
+    if (t->bitonic_max < 2)
+        t->bitonic_max = 2;
+    if (t->fill_chunk < 1)
+        t->fill_chunk = 1;
+    if (t->groups_per_cu < 1)
+        t->groups_per_cu = 1;
+}
+
+void clq_tuning_for_device(const clqsort_context *ctx, unsigned key_bytes, clq_tuning *out)
+{
+    const size_t n = sizeof table / sizeof table[0];
+    size_t i = 0;
+    for (; i + 1 < n; i++)
+        if ((table[i].type == CL_DEVICE_TYPE_ALL || (ctx->device_type & table[i].type)) &&
+            vendor_matches(ctx->platform_vendor, table[i].vendor))
+            break;
+    *out = table[i].t;
+    if (key_bytes == 8) /* the same local memory holds half the keys */
+        out->lq_max /= 2;
+    fit_to_device(ctx, key_bytes, out);
+}
+
+static int is_pow2(unsigned v) { return v && !(v & (v - 1)); }
+
+/* CLQSORT_TUNING="gq_wg=64,gq_k=4,lq_max=256,...": overrides for tests and tuning runs, applied
+ * over the table's entry and then fitted to the device like it. */
+clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned key_bytes, clq_tuning *t)
+{
+    const char *env = getenv("CLQSORT_TUNING");
+    if (!env || !*env)
+        return CLQSORT_SUCCESS;
+    struct { const char *name; unsigned *field; int pow2; } fields[] = {
+        {"gq_wg", &t->gq_wg, 1},         {"gq_k", &t->gq_k, 0},
+        {"lq_wg", &t->lq_wg, 1},         {"lq_max", &t->lq_max, 0},
+        {"bitonic_max", &t->bitonic_max, 0}, {"fill_chunk", &t->fill_chunk, 0},
+        {"rl_wg", &t->rl_wg, 1},         {"groups_per_cu", &t->groups_per_cu, 0},
+    };
+    const char *p = env;
+    while (*p) {
+        const char *eq = strchr(p, '=');
+        const char *end = strchr(p, ',');
+        if (!end)
+            end = p + strlen(p);
+        if (!eq || eq > end)
+            return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": expected name=value,...", env);
+        size_t i = 0, nf = sizeof fields / sizeof fields[0];
+        for (; i < nf; i++)
+            if (strlen(fields[i].name) == (size_t)(eq - p) && !strncmp(p, fields[i].name, (size_t)(eq - p)))
+                break;
+        char *stop;
+        unsigned long v = strtoul(eq + 1, &stop, 10);
+        if (i == nf || stop != end || v == 0 || v > (1ul << 20) || (fields[i].pow2 && !is_pow2((unsigned)v)))
+            return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION,
+                            "CLQSORT_TUNING=\"%s\": unknown name or bad value near \"%.*s\" (work-group "
+                            "sizes are powers of two, values 1..2^20)",
+                            env, (int)(end - p), p);
+        *fields[i].field = (unsigned)v;
+        p = *end ? end + 1 : end;
+    }
+    fit_to_device(ctx, key_bytes, t);
+    return CLQSORT_SUCCESS;
+}

@@ -1,0 +1,104 @@
+/*
+ * test_sort.c - correctness: every size class and key distribution, checked for order and
+ * permutation against a CPU reference sort, on the device the environment selects.
+ *
+ *   test_sort [--quick | --large]
+ *     --quick  sizes up to a few thousand keys (for oclgrind, which simulates every work-item)
+ *     default  sizes up to 2^20, every boundary of the kernels' tuning +-1
+ *     --large  adds 2^21 and 2^22 keys for every distribution
+ */
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t sizes[512];
+static size_t nsizes;
+
+static void add_size(size_t n, size_t limit)
+{
+    if (n > limit)
+        return;
+    for (size_t i = 0; i < nsizes; i++)
+        if (sizes[i] == n)
+            return;
+    if (nsizes < sizeof sizes / sizeof sizes[0])
+        sizes[nsizes++] = n;
+}
+
+static void add_around(size_t n, size_t limit)
+{
+    if (n > 0)
+        add_size(n - 1, limit);
+    add_size(n, limit);
+    add_size(n + 1, limit);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    int large = argc > 1 && !strcmp(argv[1], "--large");
+    const size_t limit = quick ? 3000 : large ? (1u << 22) : (1u << 20);
+
+    clqsort_context *ctx = tu_create_or_die();
+    clqsort_info info;
+    clqsort_get_info(ctx, &info);
+    printf("device \"%s\" (%s), path %s; tuning gq %ux%u, lq %u, phase two <= %u keys, bitonic <= %u\n",
+           info.device_name, info.platform_name,
+           info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop", info.gqsort_work_group,
+           info.gqsort_keys_per_item, info.lqsort_work_group, info.lqsort_max, info.bitonic_max);
+
+    /* small sizes and primes */
+    static const size_t small[] = {0, 1, 2, 3, 4, 5, 7, 11, 13, 17, 31, 61, 97, 127, 251, 509, 1021, 2039};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+        add_size(small[i], limit);
+    /* powers of two +-1 */
+    for (size_t p = 4; p <= limit + 1; p *= 2)
+        add_around(p, limit);
+    /* every boundary of the kernels: phase-one block (and two), phase-two limit (and a level
+     * above it), bitonic limit, fill chunk */
+    const size_t block = (size_t)info.gqsort_work_group * info.gqsort_keys_per_item;
+    add_around(block, limit);
+    add_around(2 * block, limit);
+    add_around(info.lqsort_max, limit);
+    add_around(2 * (size_t)info.lqsort_max, limit);
+    add_around(info.bitonic_max, limit);
+    if (!quick) {
+        add_size(100003, limit); /* primes well above every threshold */
+        add_size(999983, limit);
+    }
+    qsort(sizes, nsizes, sizeof sizes[0], cmp_size);
+
+    const size_t max_n = sizes[nsizes - 1];
+    uint32_t *in = malloc((max_n + 1) * sizeof *in), *out = malloc((max_n + 1) * sizeof *out);
+    if (!in || !out)
+        return 2;
+    char why[256];
+    for (size_t si = 0; si < nsizes; si++) {
+        const size_t n = sizes[si];
+        for (int d = 0; d < TU_DIST_COUNT; d++) {
+            /* above 2^18 the default run keeps the distributions that stress different paths */
+            if (!quick && !large && n > (1u << 18) && d != TU_UNIFORM && d != TU_SORTED && d != TU_ALL_EQUAL &&
+                d != TU_FEW_2 && d != TU_GAUSSIAN)
+                continue;
+            tu_generate((tu_dist)d, in, n, n * 31 + (uint64_t)d);
+            memset(out, 0xa5, n * sizeof *out);
+            clqsort_status s = tu_sort_host(ctx, in, n, out);
+            CHECK(s == CLQSORT_SUCCESS, "n=%zu %s: status %d: %s", n, tu_dist_name((tu_dist)d), s,
+                  clqsort_last_error(ctx));
+            if (s == CLQSORT_SUCCESS)
+                CHECK(tu_verify(in, out, n, why, sizeof why), "n=%zu %s: %s", n, tu_dist_name((tu_dist)d), why);
+        }
+    }
+    printf("sizes tested: %zu (0 .. %zu), distributions: %d\n", nsizes, max_n, TU_DIST_COUNT);
+    free(in);
+    free(out);
+    clqsort_release(ctx);
+    return tu_finish("test_sort");
+}

@@ -1,0 +1,50 @@
+/* test_util.h - what the clqsort test programs share: checks, key distributions, reference. */
+#ifndef CLQSORT_TEST_UTIL_H
+#define CLQSORT_TEST_UTIL_H
+
+#include "clqsort.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+extern int tu_passed, tu_failed;
+
+/* Counts one assertion; prints a line for each failure. */
+#define CHECK(cond, ...)                                                                     \
+    do {                                                                                     \
+        if (cond) {                                                                          \
+            tu_passed++;                                                                     \
+        } else {                                                                             \
+            tu_failed++;                                                                     \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fputc('\n', stderr);                                                             \
+        }                                                                                    \
+    } while (0)
+
+/* Prints "N passed, N failed" and returns the process exit code. */
+int tu_finish(const char *name);
+
+typedef enum tu_dist {
+    TU_UNIFORM, TU_GAUSSIAN, TU_BUCKET, TU_STAGGERED, TU_SORTED, TU_REVERSE, TU_ALL_EQUAL,
+    TU_FEW_2, TU_FEW_16, TU_MANY_DUPLICATES, TU_DIST_COUNT
+} tu_dist;
+
+const char *tu_dist_name(tu_dist d);
+/* Parses a distribution name; returns -1 if unknown. */
+int tu_dist_parse(const char *name);
+/* Fills keys[0, n) with the distribution, deterministically from seed. */
+void tu_generate(tu_dist d, uint32_t *keys, size_t n, uint64_t seed);
+
+/* 1 if out[0, n) is in ascending order and a permutation of in[0, n) (compared with a CPU
+ * reference sort of in); otherwise 0, with the first difference described in why. */
+int tu_verify(const uint32_t *in, const uint32_t *out, size_t n, char *why, size_t why_size);
+
+/* Creates a context from the environment (CLQSORT_*); exits with a message if there is none. */
+clqsort_context *tu_create_or_die(void);
+
+/* Copies keys to a new device buffer of the context, sorts count keys, reads them back into
+ * out. Returns the sort's status. */
+clqsort_status tu_sort_host(clqsort_context *ctx, const uint32_t *keys, size_t n, uint32_t *out);
+
+#endif
