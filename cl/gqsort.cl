@@ -15,20 +15,30 @@
  *      no group reads keys another group wrote in this launch.
  */
 
-/* Classifies the range [start, start + len) of keys with codes in [lo, hi] and appends it where
- * it belongs: nowhere if empty, as runs of equal keys (phase-two fill records, CLQ_FILL_CHUNK
- * long) if lo == hi, as one phase-two record if short, else to the next phase-one work list.
- * Every work-item of the group calls it with the same arguments. */
-void clq_emit_range(__global clq_seq *next, __global clq_leaf *leaves, __global uint *status,
-                    uint start, uint len, clq_code lo, clq_code hi, uint in_scratch,
-                    __local uint *slot)
+/* Where a finished partition's pieces go. A range of keys with codes in [lo, hi] is dropped if
+ * empty, becomes runs of equal keys (phase-two fill records, CLQ_FILL_CHUNK long) if lo == hi,
+ * one phase-two sort record if it is short, and otherwise a sequence of the next phase-one list.
+ * One work-item classifies and reserves (clq_place_range); the group then writes the phase-two
+ * records in parallel (clq_write_leaves). No barrier sits inside a one-work-item branch or after
+ * an early return: pocl 3.1 mis-ran such code. */
+typedef struct clq_range {
+    uint start, len, in_scratch, base, nrec;
+    clq_code lo, hi;
+} clq_range;
+
+inline void clq_place_range(__global clq_seq *next, __global uint *status, __local clq_range *r,
+                            uint start, uint len, clq_code lo, clq_code hi, uint in_scratch)
 {
-    /* One exit and no early return: barriers sit only in branches every work-item takes
-     * alike (pocl 3.1 mis-runs single-work-item code that follows an early return here). */
-    const uint lid = get_local_id(0);
-    const uint is_long = lo != hi && len > CLQ_LQ_MAX;
-    if (len != 0 && is_long && lid == 0) {
-        uint i = atomic_inc(&status[CLQ_ST_NEXT_SEQS]);
+    r->start = start;
+    r->len = len;
+    r->lo = lo;
+    r->hi = hi;
+    r->in_scratch = in_scratch;
+    r->nrec = 0;
+    if (len == 0)
+        return;
+    if (lo != hi && len > CLQ_LQ_MAX) {
+        const uint i = atomic_inc(&status[CLQ_ST_NEXT_SEQS]);
         if (i < status[CLQ_ST_SEQ_CAP]) {
             next[i].lo = lo;
             next[i].hi = hi;
@@ -38,28 +48,26 @@ void clq_emit_range(__global clq_seq *next, __global clq_leaf *leaves, __global 
         } else {
             atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SEQ_OVERFLOW);
         }
+        return;
     }
-    if (len != 0 && !is_long) {
-        const uint fill = lo == hi;
-        const uint nrec = fill ? (len + (CLQ_FILL_CHUNK - 1)) / CLQ_FILL_CHUNK : 1u;
-        if (lid == 0)
-            *slot = atomic_add(&status[CLQ_ST_LEAVES], nrec);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const uint base = *slot;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const uint cap = status[CLQ_ST_LEAF_CAP];
-        for (uint r = lid; r < nrec; r += get_local_size(0)) {
-            if (base + r < cap) {
-                const uint offset = r * CLQ_FILL_CHUNK;
-                __global clq_leaf *leaf = leaves + base + r;
-                leaf->lo = lo;
-                leaf->hi = hi;
-                leaf->start = start + offset;
-                leaf->len = fill ? min((uint)CLQ_FILL_CHUNK, len - offset) : len;
-                leaf->flags = (fill ? CLQ_LEAF_FILL : 0u) | (in_scratch ? CLQ_LEAF_IN_SCRATCH : 0u);
-            } else {
-                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_LEAF_OVERFLOW);
-            }
+    r->nrec = lo == hi ? (len + (CLQ_FILL_CHUNK - 1)) / CLQ_FILL_CHUNK : 1u;
+    r->base = atomic_add(&status[CLQ_ST_LEAVES], r->nrec);
+}
+
+inline void clq_write_leaves(__global clq_leaf *leaves, __global uint *status, __local const clq_range *r)
+{
+    const uint fill = r->lo == r->hi, cap = status[CLQ_ST_LEAF_CAP];
+    for (uint i = get_local_id(0); i < r->nrec; i += get_local_size(0)) {
+        if (r->base + i < cap) {
+            const uint offset = i * CLQ_FILL_CHUNK;
+            __global clq_leaf *leaf = leaves + r->base + i;
+            leaf->lo = r->lo;
+            leaf->hi = r->hi;
+            leaf->start = r->start + offset;
+            leaf->len = fill ? min((uint)CLQ_FILL_CHUNK, r->len - offset) : r->len;
+            leaf->flags = (fill ? CLQ_LEAF_FILL : 0u) | (r->in_scratch ? CLQ_LEAF_IN_SCRATCH : 0u);
+        } else {
+            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_LEAF_OVERFLOW);
         }
     }
 }
@@ -85,7 +93,8 @@ void gqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global c
     __local clq_key stage[CLQ_GQ_BLOCK];
     __local uint scan_tmp[CLQ_GQ_WG];
     __local clq_code range_tmp[4 * CLQ_GQ_WG];
-    __local uint shared_base_lt, shared_base_gt, shared_last, emit_slot;
+    __local uint shared_base_lt, shared_base_gt, shared_last;
+    __local clq_range pieces[3];
 
     const uint lid = get_local_id(0);
     const uint seq_cap = status[CLQ_ST_SEQ_CAP];
@@ -168,26 +177,21 @@ void gqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global c
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (shared_last) {
-            /* one work-item reads the totals through atomics (they are final now) for all */
-            __local uint *totals = scan_tmp;
-            __local clq_code *ranges = range_tmp;
+            /* the totals are final now; read them through atomics */
             if (lid == 0) {
-                totals[0] = clq_atomic_read_u32(&seq->lt_used);
-                totals[1] = clq_atomic_read_u32(&seq->gt_used);
-                ranges[0] = clq_atomic_read_min(&seq->lt_min);
-                ranges[1] = clq_atomic_read_max(&seq->lt_max);
-                ranges[2] = clq_atomic_read_min(&seq->gt_min);
-                ranges[3] = clq_atomic_read_max(&seq->gt_max);
+                const uint total_lt = clq_atomic_read_u32(&seq->lt_used);
+                const uint total_gt = clq_atomic_read_u32(&seq->gt_used);
+                const uint child_scratch = in_scratch ^ 1u;
+                clq_place_range(next, status, &pieces[0], seq_start, total_lt, clq_atomic_read_min(&seq->lt_min),
+                                clq_atomic_read_max(&seq->lt_max), child_scratch);
+                clq_place_range(next, status, &pieces[1], seq_start + total_lt, seq_len - total_lt - total_gt,
+                                pivot, pivot, child_scratch);
+                clq_place_range(next, status, &pieces[2], seq_start + seq_len - total_gt, total_gt,
+                                clq_atomic_read_min(&seq->gt_min), clq_atomic_read_max(&seq->gt_max), child_scratch);
             }
             barrier(CLK_LOCAL_MEM_FENCE);
-            const uint total_lt = totals[0], total_gt = totals[1];
-            const clq_code lmin = ranges[0], lmax = ranges[1], gmin = ranges[2], gmax = ranges[3];
-            const uint child_scratch = in_scratch ^ 1u;
-            clq_emit_range(next, leaves, status, seq_start, total_lt, lmin, lmax, child_scratch, &emit_slot);
-            clq_emit_range(next, leaves, status, seq_start + total_lt, seq_len - total_lt - total_gt,
-                           pivot, pivot, child_scratch, &emit_slot);
-            clq_emit_range(next, leaves, status, seq_start + seq_len - total_gt, total_gt, gmin, gmax,
-                           child_scratch, &emit_slot);
+            for (uint p = 0; p < 3; p++)
+                clq_write_leaves(leaves, status, &pieces[p]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }

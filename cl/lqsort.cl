@@ -70,7 +70,8 @@ void lqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global c
                 st_hi[0] = leaf.hi;
                 sp = 1;
             }
-            barrier(CLK_LOCAL_MEM_FENCE);
+            /* global too: the sorted keys may go back to the range they were read from */
+            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 
             while (sp > 0) {
                 const uint top = sp - 1;

@@ -18,15 +18,17 @@ void relauncher_kernel(__global clq_key *keys, __global clq_key *scratch, __glob
                        __global clq_leaf *leaves, __global uint *status, uint parity, uint init)
 {
     __local uint scan_tmp[CLQ_RL_WG];
-    __local uint emit_slot;
+    __local clq_range root;
     const uint lid = get_local_id(0);
     const uint seq_cap = status[CLQ_ST_SEQ_CAP];
     __global clq_seq *list = lists + (size_t)parity * seq_cap;
 
     if (init) {
         const uint n = status[CLQ_ST_COUNT];
-        if (n > 1)
-            clq_emit_range(list, leaves, status, 0, n, 0, CLQ_CODE_MAX, 0, &emit_slot);
+        if (lid == 0)
+            clq_place_range(list, status, &root, 0, n > 1 ? n : 0, 0, CLQ_CODE_MAX, 0);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        clq_write_leaves(leaves, status, &root);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
 
