@@ -108,6 +108,21 @@ inline clq_key clq_from_code(clq_code c)
 /* The pivot: middle of the code range, computed without overflow. */
 inline clq_code clq_pivot(clq_code lo, clq_code hi) { return lo + (hi - lo) / 2; }
 
+/* Counts a key code below or above the pivot and widens that side's code range. */
+inline void clq_count_side(clq_code c, clq_code pivot, uint *nlt, uint *ngt, clq_code *ltmin, clq_code *ltmax,
+                           clq_code *gtmin, clq_code *gtmax)
+{
+    if (c < pivot) {
+        (*nlt)++;
+        *ltmin = min(*ltmin, c);
+        *ltmax = max(*ltmax, c);
+    } else if (c > pivot) {
+        (*ngt)++;
+        *gtmin = min(*gtmin, c);
+        *gtmax = max(*gtmax, c);
+    }
+}
+
 /* ---- atomics on records ------------------------------------------------------------------- */
 
 #if CLQ_CODE_BITS == 32

@@ -121,16 +121,7 @@ void gqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global c
             const uint i = k * CLQ_GQ_WG + lid;
             if (i < block_len) {
                 v[k] = src[i];
-                const clq_code c = clq_to_code(v[k]);
-                if (c < pivot) {
-                    nlt++;
-                    ltmin = min(ltmin, c);
-                    ltmax = max(ltmax, c);
-                } else if (c > pivot) {
-                    ngt++;
-                    gtmin = min(gtmin, c);
-                    gtmax = max(gtmax, c);
-                }
+                clq_count_side(clq_to_code(v[k]), pivot, &nlt, &ngt, &ltmin, &ltmax, &gtmin, &gtmax);
             }
         }
 

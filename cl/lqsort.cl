@@ -95,18 +95,8 @@ void lqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global c
                     const clq_code pivot = clq_pivot(lo, hi);
                     uint nlt = 0, ngt = 0;
                     clq_code ltmin = CLQ_CODE_MAX, ltmax = 0, gtmin = CLQ_CODE_MAX, gtmax = 0;
-                    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
-                        const clq_code c = clq_to_code(x[i]);
-                        if (c < pivot) {
-                            nlt++;
-                            ltmin = min(ltmin, c);
-                            ltmax = max(ltmax, c);
-                        } else if (c > pivot) {
-                            ngt++;
-                            gtmin = min(gtmin, c);
-                            gtmax = max(gtmax, c);
-                        }
-                    }
+                    for (uint i = lid; i < len; i += CLQ_LQ_WG)
+                        clq_count_side(clq_to_code(x[i]), pivot, &nlt, &ngt, &ltmin, &ltmax, &gtmin, &gtmax);
                     uint total;
                     const uint excl = clq_scan_exclusive(CLQ_PACK(nlt, ngt), &total, scan_tmp, CLQ_LQ_WG);
                     clq_reduce_ranges(&ltmin, &ltmax, &gtmin, &gtmax, range_tmp, CLQ_LQ_WG);
