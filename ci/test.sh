@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# The test command: installs dependencies, builds, and runs the test suite with ctest on pocl
-# (CPU OpenCL) and under oclgrind. Long sweeps carry the ctest label "large" and are left out
-# here; run them with: ctest --test-dir build -L large
+# The test command: installs dependencies (Debian packages, and Intel's CPU runtime for OpenCL
+# into the build tree), builds, and runs the test suite with ctest: on pocl (host loop), under
+# oclgrind, and on Intel's runtime through the device-enqueue path and the host loop, plus a
+# clang compile check of the OpenCL C 2.0 kernels. Long sweeps carry the ctest label "large" and
+# are left out here; run them with: ctest --test-dir build -L large
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build}
 bash ci/install-deps.sh
-bash ci/build.sh
+intel_lib=$(bash ci/intel-runtime.sh "$build/intel-rt")
+bash ci/build.sh -DCLQSORT_INTEL_RT_LIB="$intel_lib"
 clinfo -l || true
-ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -LE large
+OCL_ICD_VENDORS="$build/intel-rt/vendors" LD_LIBRARY_PATH="$intel_lib" clinfo -l || true
+ctest --test-dir "$build" --output-on-failure -LE large

@@ -242,6 +242,14 @@ inline void clq_reduce_ranges(clq_code *ltmin, clq_code *ltmax, clq_code *gtmin,
 }
 #endif
 
+#ifdef CLQ_DEVICE_ENQUEUE
+/* Device-side launches, defined in relauncher.cl (the kernels' bodies call them). */
+void clq_after_gqsort(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
+                      __global clq_leaf *leaves, __global uint *status, uint parity);
+void clq_enqueue_next(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
+                      __global clq_leaf *leaves, __global uint *status, uint parity, uint nseq, uint blocks);
+#endif
+
 /* Counts of keys below and above the pivot travel packed in one word through the scan:
  * blocks and phase-two sequences are shorter than 2^16 (the host checks). */
 #define CLQ_PACK(lt, gt) ((lt) | ((gt) << 16))

@@ -86,15 +86,21 @@ inline uint clq_find_sequence(__global const clq_seq *seqs, uint nseq, uint blk)
     return lo;
 }
 
-__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
-void gqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
-                   __global clq_leaf *leaves, __global uint *status, uint parity)
+/* Local memory of a gqsort_kernel work-group, as one object so that a device-side launch can
+ * hand it over as a block's local argument. */
+typedef struct clq_gq_local {
+    clq_key stage[CLQ_GQ_BLOCK];
+    clq_code range_tmp[4 * CLQ_GQ_WG];
+    uint scan_tmp[CLQ_GQ_WG];
+    clq_range pieces[3];
+    uint base_lt, base_gt, last;
+} clq_gq_local;
+
+void clq_gqsort_body(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
+                     __global clq_leaf *leaves, __global uint *status, uint parity, __local clq_gq_local *lm)
 {
-    __local clq_key stage[CLQ_GQ_BLOCK];
-    __local uint scan_tmp[CLQ_GQ_WG];
-    __local clq_code range_tmp[4 * CLQ_GQ_WG];
-    __local uint shared_base_lt, shared_base_gt, shared_last;
-    __local clq_range pieces[3];
+    __local clq_key *stage = lm->stage;
+    __local clq_range *pieces = lm->pieces;
 
     const uint lid = get_local_id(0);
     const uint seq_cap = status[CLQ_ST_SEQ_CAP];
@@ -127,12 +133,12 @@ void gqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global c
 
         /* 2. scan, reserve, fold ranges */
         uint total;
-        const uint excl = clq_scan_exclusive(CLQ_PACK(nlt, ngt), &total, scan_tmp, CLQ_GQ_WG);
+        const uint excl = clq_scan_exclusive(CLQ_PACK(nlt, ngt), &total, lm->scan_tmp, CLQ_GQ_WG);
         const uint block_lt = CLQ_LT_OF(total), block_gt = CLQ_GT_OF(total);
-        clq_reduce_ranges(&ltmin, &ltmax, &gtmin, &gtmax, range_tmp, CLQ_GQ_WG);
+        clq_reduce_ranges(&ltmin, &ltmax, &gtmin, &gtmax, lm->range_tmp, CLQ_GQ_WG);
         if (lid == 0) {
-            shared_base_lt = block_lt ? atomic_add(&seq->lt_used, block_lt) : 0u;
-            shared_base_gt = block_gt ? seq_len - atomic_add(&seq->gt_used, block_gt) - block_gt : 0u;
+            lm->base_lt = block_lt ? atomic_add(&seq->lt_used, block_lt) : 0u;
+            lm->base_gt = block_gt ? seq_len - atomic_add(&seq->gt_used, block_gt) - block_gt : 0u;
             if (block_lt) {
                 clq_atomic_min_code(&seq->lt_min, ltmin);
                 clq_atomic_max_code(&seq->lt_max, ltmax);
@@ -156,7 +162,7 @@ void gqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global c
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        const uint base_lt = shared_base_lt, base_gt = shared_base_gt;
+        const uint base_lt = lm->base_lt, base_gt = lm->base_gt;
         for (uint j = lid; j < block_lt + block_gt; j += CLQ_GQ_WG)
             dst[j < block_lt ? base_lt + j : base_gt + (j - block_lt)] = stage[j];
 
@@ -164,10 +170,10 @@ void gqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global c
         if (lid == 0) {
             mem_fence(CLK_GLOBAL_MEM_FENCE);
             const uint ticket = atomic_inc(&seq->blocks_done);
-            shared_last = ticket == clq_blocks_of(seq_len) - 1u;
+            lm->last = ticket == clq_blocks_of(seq_len) - 1u;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (shared_last) {
+        if (lm->last) {
             /* the totals are final now; read them through atomics */
             if (lid == 0) {
                 const uint total_lt = clq_atomic_read_u32(&seq->lt_used);
@@ -186,4 +192,15 @@ void gqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global c
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+#ifdef CLQ_DEVICE_ENQUEUE
+    clq_after_gqsort(keys, scratch, lists, leaves, status, parity);
+#endif
+}
+
+__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
+void gqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
+                   __global clq_leaf *leaves, __global uint *status, uint parity)
+{
+    __local clq_gq_local lm;
+    clq_gqsort_body(keys, scratch, lists, leaves, status, parity, &lm);
 }

@@ -37,16 +37,19 @@ void clq_bitonic_local(__local clq_key *x, uint len)
     }
 }
 
-__kernel __attribute__((reqd_work_group_size(CLQ_LQ_WG, 1, 1)))
-void lqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global clq_leaf *leaves,
-                   __global uint *status)
+/* Local memory of an lqsort_kernel work-group (one object: see clq_gq_local). */
+typedef struct clq_lq_local {
+    clq_key buf[2][CLQ_LQ_MAX];
+    clq_code range_tmp[4 * CLQ_LQ_WG];
+    clq_code st_lo[CLQ_LQ_STACK], st_hi[CLQ_LQ_STACK];
+    uint scan_tmp[CLQ_LQ_WG];
+    uint st_start[CLQ_LQ_STACK], st_len[CLQ_LQ_STACK], st_buf[CLQ_LQ_STACK];
+    uint sp;
+} clq_lq_local;
+
+void clq_lqsort_body(__global clq_key *keys, __global clq_key *scratch, __global clq_leaf *leaves,
+                     __global uint *status, __local clq_lq_local *lm)
 {
-    __local clq_key buf[2][CLQ_LQ_MAX];
-    __local uint scan_tmp[CLQ_LQ_WG];
-    __local clq_code range_tmp[4 * CLQ_LQ_WG];
-    __local uint st_start[CLQ_LQ_STACK], st_len[CLQ_LQ_STACK], st_buf[CLQ_LQ_STACK];
-    __local clq_code st_lo[CLQ_LQ_STACK], st_hi[CLQ_LQ_STACK];
-    __local uint sp;
 
     const uint lid = get_local_id(0);
     const uint nleaves = min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
@@ -61,26 +64,26 @@ void lqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global c
         } else {
             __global const clq_key *src = ((leaf.flags & CLQ_LEAF_IN_SCRATCH) ? scratch : keys) + leaf.start;
             for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG)
-                buf[0][i] = src[i];
+                lm->buf[0][i] = src[i];
             if (lid == 0) {
-                st_start[0] = 0;
-                st_len[0] = leaf.len;
-                st_buf[0] = 0;
-                st_lo[0] = leaf.lo;
-                st_hi[0] = leaf.hi;
-                sp = 1;
+                lm->st_start[0] = 0;
+                lm->st_len[0] = leaf.len;
+                lm->st_buf[0] = 0;
+                lm->st_lo[0] = leaf.lo;
+                lm->st_hi[0] = leaf.hi;
+                lm->sp = 1;
             }
             /* global too: the sorted keys may go back to the range they were read from */
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 
-            while (sp > 0) {
-                const uint top = sp - 1;
-                const uint s = st_start[top], len = st_len[top], from = st_buf[top];
-                const clq_code lo = st_lo[top], hi = st_hi[top];
+            while (lm->sp > 0) {
+                const uint top = lm->sp - 1;
+                const uint s = lm->st_start[top], len = lm->st_len[top], from = lm->st_buf[top];
+                const clq_code lo = lm->st_lo[top], hi = lm->st_hi[top];
                 barrier(CLK_LOCAL_MEM_FENCE);
                 if (lid == 0)
-                    sp = top;
-                __local clq_key *x = buf[from] + s;
+                    lm->sp = top;
+                __local clq_key *x = lm->buf[from] + s;
 
                 if (lo == hi) { /* all keys equal */
                     const clq_key value = clq_from_code(lo);
@@ -91,15 +94,15 @@ void lqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global c
                     for (uint i = lid; i < len; i += CLQ_LQ_WG)
                         out[s + i] = x[i];
                 } else {
-                    __local clq_key *y = buf[from ^ 1u] + s;
+                    __local clq_key *y = lm->buf[from ^ 1u] + s;
                     const clq_code pivot = clq_pivot(lo, hi);
                     uint nlt = 0, ngt = 0;
                     clq_code ltmin = CLQ_CODE_MAX, ltmax = 0, gtmin = CLQ_CODE_MAX, gtmax = 0;
                     for (uint i = lid; i < len; i += CLQ_LQ_WG)
                         clq_count_side(clq_to_code(x[i]), pivot, &nlt, &ngt, &ltmin, &ltmax, &gtmin, &gtmax);
                     uint total;
-                    const uint excl = clq_scan_exclusive(CLQ_PACK(nlt, ngt), &total, scan_tmp, CLQ_LQ_WG);
-                    clq_reduce_ranges(&ltmin, &ltmax, &gtmin, &gtmax, range_tmp, CLQ_LQ_WG);
+                    const uint excl = clq_scan_exclusive(CLQ_PACK(nlt, ngt), &total, lm->scan_tmp, CLQ_LQ_WG);
+                    clq_reduce_ranges(&ltmin, &ltmax, &gtmin, &gtmax, lm->range_tmp, CLQ_LQ_WG);
                     const uint total_lt = CLQ_LT_OF(total), total_gt = CLQ_GT_OF(total);
                     uint at_lt = CLQ_LT_OF(excl), at_gt = len - total_gt + CLQ_GT_OF(excl);
                     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
@@ -119,33 +122,41 @@ void lqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global c
                         const uint left_longer = total_lt >= total_gt;
                         const uint n_first = left_longer ? total_lt : total_gt;
                         const uint n_second = left_longer ? total_gt : total_lt;
-                        uint at = sp;
+                        uint at = lm->sp;
                         if (at + 2 > CLQ_LQ_STACK) {
                             atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_STACK);
                         } else {
                             if (n_first) {
-                                st_start[at] = left_longer ? s : s + len - total_gt;
-                                st_len[at] = n_first;
-                                st_buf[at] = from ^ 1u;
-                                st_lo[at] = left_longer ? ltmin : gtmin;
-                                st_hi[at] = left_longer ? ltmax : gtmax;
+                                lm->st_start[at] = left_longer ? s : s + len - total_gt;
+                                lm->st_len[at] = n_first;
+                                lm->st_buf[at] = from ^ 1u;
+                                lm->st_lo[at] = left_longer ? ltmin : gtmin;
+                                lm->st_hi[at] = left_longer ? ltmax : gtmax;
                                 at++;
                             }
                             if (n_second) {
-                                st_start[at] = left_longer ? s + len - total_gt : s;
-                                st_len[at] = n_second;
-                                st_buf[at] = from ^ 1u;
-                                st_lo[at] = left_longer ? gtmin : ltmin;
-                                st_hi[at] = left_longer ? gtmax : ltmax;
+                                lm->st_start[at] = left_longer ? s + len - total_gt : s;
+                                lm->st_len[at] = n_second;
+                                lm->st_buf[at] = from ^ 1u;
+                                lm->st_lo[at] = left_longer ? gtmin : ltmin;
+                                lm->st_hi[at] = left_longer ? gtmax : ltmax;
                                 at++;
                             }
                         }
-                        sp = at;
+                        lm->sp = at;
                     }
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
             }
-            barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has seen sp == 0 before it is reused */
+            barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has seen lm->sp == 0 before it is reused */
         }
     }
+}
+
+__kernel __attribute__((reqd_work_group_size(CLQ_LQ_WG, 1, 1)))
+void lqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global clq_leaf *leaves,
+                   __global uint *status)
+{
+    __local clq_lq_local lm;
+    clq_lqsort_body(keys, scratch, leaves, status, &lm);
 }

@@ -13,12 +13,15 @@
  * lqsort_kernel once no long sequence is left), so the recursion stays on the device.
  */
 
-__kernel __attribute__((reqd_work_group_size(CLQ_RL_WG, 1, 1)))
-void relauncher_kernel(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
-                       __global clq_leaf *leaves, __global uint *status, uint parity, uint init)
+typedef struct clq_rl_local {
+    uint scan_tmp[CLQ_RL_WG];
+    clq_range root;
+} clq_rl_local;
+
+void clq_relauncher_body(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
+                         __global clq_leaf *leaves, __global uint *status, uint parity, uint init,
+                         __local clq_rl_local *lm)
 {
-    __local uint scan_tmp[CLQ_RL_WG];
-    __local clq_range root;
     const uint lid = get_local_id(0);
     const uint seq_cap = status[CLQ_ST_SEQ_CAP];
     __global clq_seq *list = lists + (size_t)parity * seq_cap;
@@ -26,9 +29,9 @@ void relauncher_kernel(__global clq_key *keys, __global clq_key *scratch, __glob
     if (init) {
         const uint n = status[CLQ_ST_COUNT];
         if (lid == 0)
-            clq_place_range(list, status, &root, 0, n > 1 ? n : 0, 0, CLQ_CODE_MAX, 0);
+            clq_place_range(list, status, &lm->root, 0, n > 1 ? n : 0, 0, CLQ_CODE_MAX, 0);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-        clq_write_leaves(leaves, status, &root);
+        clq_write_leaves(leaves, status, &lm->root);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
 
@@ -38,7 +41,7 @@ void relauncher_kernel(__global clq_key *keys, __global clq_key *scratch, __glob
         const uint i = base + lid;
         const uint nb = i < nseq ? clq_blocks_of(list[i].len) : 0u;
         uint total;
-        const uint excl = clq_scan_exclusive(nb, &total, scan_tmp, CLQ_RL_WG);
+        const uint excl = clq_scan_exclusive(nb, &total, lm->scan_tmp, CLQ_RL_WG);
         if (i < nseq) {
             __global clq_seq *seq = list + i;
             seq->first_block = blocks + excl;
@@ -65,3 +68,75 @@ void relauncher_kernel(__global clq_key *keys, __global clq_key *scratch, __glob
 #endif
     }
 }
+
+__kernel __attribute__((reqd_work_group_size(CLQ_RL_WG, 1, 1)))
+void relauncher_kernel(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
+                       __global clq_leaf *leaves, __global uint *status, uint parity, uint init)
+{
+    __local clq_rl_local lm;
+    clq_relauncher_body(keys, scratch, lists, leaves, status, parity, init, &lm);
+}
+
+#ifdef CLQ_DEVICE_ENQUEUE
+/* ---- device-side launches (OpenCL C 2.0) -------------------------------------------------
+ * The chain: relauncher -> gqsort over all blocks -> relauncher -> ... -> lqsort over all
+ * phase-two records. Every child is enqueued with CLK_ENQUEUE_FLAGS_WAIT_KERNEL, so it starts
+ * once the kernel that enqueued it has finished and its global writes are visible; the host's
+ * first relauncher_kernel completes only when the whole chain has. Each block receives its
+ * work-group's local memory as one `local void *` argument of the size of the body's struct. */
+
+static void clq_note_enqueue(__global uint *status, int err)
+{
+    if (err == CLK_SUCCESS)
+        atomic_inc(&status[CLQ_ST_LAUNCHES]);
+    else
+        atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_ENQUEUE);
+}
+
+/* Called by every work-item at the end of a gqsort_kernel; one of them launches the relauncher
+ * that prepares the list this launch appended to. */
+void clq_after_gqsort(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
+                      __global clq_leaf *leaves, __global uint *status, uint parity)
+{
+    if (get_global_id(0) == 0) {
+        const uint next = parity ^ 1u;
+        int err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(CLQ_RL_WG, CLQ_RL_WG),
+                                 ^(local void *lm) {
+                                     clq_relauncher_body(keys, scratch, lists, leaves, status, next, 0u,
+                                                         (local clq_rl_local *)lm);
+                                 },
+                                 (uint)sizeof(clq_rl_local));
+        clq_note_enqueue(status, err);
+    }
+}
+
+/* Called by work-item 0 of the relauncher once list `parity` holds nseq sequences in `blocks`
+ * blocks: partition them all, or, with none left, finish every phase-two record. The grids are
+ * exact: one work-group per block or record. */
+void clq_enqueue_next(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
+                      __global clq_leaf *leaves, __global uint *status, uint parity, uint nseq, uint blocks)
+{
+    int err = CLK_SUCCESS;
+    if (nseq > 0) {
+        err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
+                             ndrange_1D((size_t)blocks * CLQ_GQ_WG, CLQ_GQ_WG),
+                             ^(local void *lm) {
+                                 clq_gqsort_body(keys, scratch, lists, leaves, status, parity,
+                                                 (local clq_gq_local *)lm);
+                             },
+                             (uint)sizeof(clq_gq_local));
+        clq_note_enqueue(status, err);
+    } else {
+        const uint nleaves = min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
+        if (nleaves > 0) {
+            err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
+                                 ndrange_1D((size_t)nleaves * CLQ_LQ_WG, CLQ_LQ_WG),
+                                 ^(local void *lm) {
+                                     clq_lqsort_body(keys, scratch, leaves, status, (local clq_lq_local *)lm);
+                                 },
+                                 (uint)sizeof(clq_lq_local));
+            clq_note_enqueue(status, err);
+        }
+    }
+}
+#endif

@@ -12,6 +12,11 @@ endforeach()
 # The kernels see the shared constants from the concatenation, not through an #include.
 string(REGEX REPLACE "#include \"[^\"]*\"" "" text "${text}")
 string(LENGTH "${text}" length)
+# The same text as OpenCL C, for the compile check of the 2.0 path (tests/compile_cl20.cmake).
+string(REGEX REPLACE "\\.c$" ".cl" cl_output "${OUTPUT}")
+file(WRITE "${cl_output}.new" "${text}")
+file(COPY_FILE "${cl_output}.new" "${cl_output}" ONLY_IF_DIFFERENT)
+file(REMOVE "${cl_output}.new")
 file(WRITE "${OUTPUT}.tmp" "${text}")
 file(READ "${OUTPUT}.tmp" hex HEX)
 file(REMOVE "${OUTPUT}.tmp")

@@ -37,6 +37,7 @@ struct clqsort_context {
     cl_device_id device;
     cl_context context;
     cl_command_queue queue;
+    cl_command_queue device_queue; /* device-enqueue path: the on-device default queue */
 
     clqsort_path path;
     int device_enqueue_supported;
@@ -85,6 +86,13 @@ typedef struct clq_plan {
     unsigned code_bits;
 } clq_plan;
 clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan);
+clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan);
+
+/* sort.c, for both paths: writes the status inputs and sets every kernel's buffer arguments;
+ * enqueues one launch (counted in stats); reads `words` status words back, waiting. */
+clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan);
+cl_int clq_launch(clqsort_context *ctx, cl_kernel k, size_t groups, size_t wg);
+cl_int clq_read_status(clqsort_context *ctx, size_t words);
 
 /* Checks the status words read back after a sort; fills ctx->stats. */
 clqsort_status clq_finish_status(clqsort_context *ctx, const clq_plan *plan);

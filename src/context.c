@@ -406,7 +406,35 @@ void clqsort_options_init(clqsort_options *options)
     options->path = CLQSORT_PATH_DEFAULT;
 }
 
-/* Settles the execution path once the device is known. */
+/* The on-device default queue that device-side launches go to. The chain of launches holds
+ * at most two kernels at a time, so a small queue is enough: the device's preferred size,
+ * capped at 1 MiB and at its maximum. */
+static clqsort_status create_device_queue(clqsort_context *ctx)
+{
+    cl_uint preferred = 0, max = 0;
+    clGetDeviceInfo(ctx->device, CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, sizeof preferred, &preferred, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, sizeof max, &max, NULL);
+    cl_uint size = preferred ? preferred : 65536u;
+    if (size > (1u << 20))
+        size = 1u << 20;
+    if (max && size > max)
+        size = max;
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
+                                   CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_ON_DEVICE |
+                                       CL_QUEUE_ON_DEVICE_DEFAULT,
+                                   CL_QUEUE_SIZE, size, 0};
+    cl_int err;
+    ctx->device_queue = clCreateCommandQueueWithProperties(ctx->context, ctx->device, props, &err);
+    if (!ctx->device_queue)
+        return clq_fail(ctx, CLQSORT_ERROR_PATH_UNSUPPORTED,
+                        "creating the on-device default queue (%u bytes) for the device-enqueue path failed "
+                        "with %s (%d)",
+                        size, clq_cl_error_name(err), (int)err);
+    return CLQSORT_SUCCESS;
+}
+
+/* Settles the execution path once the device is known: device-side enqueue where the device
+ * has it (or where it is asked for), else the host loop. */
 static clqsort_status choose_path(clqsort_context *ctx, clqsort_path wanted)
 {
     if (wanted == CLQSORT_PATH_DEVICE_ENQUEUE && !ctx->device_enqueue_supported)
@@ -414,12 +442,12 @@ static clqsort_status choose_path(clqsort_context *ctx, clqsort_path wanted)
                         "the device-enqueue path was requested, but \"%s\" (%s, %s) lacks device-side "
                         "enqueue, work-group collective functions or OpenCL C 2.0",
                         ctx->device_name, ctx->device_version, ctx->device_c_version);
-    if (wanted == CLQSORT_PATH_DEVICE_ENQUEUE)
-        return clq_fail(ctx, CLQSORT_ERROR_PATH_UNSUPPORTED,
-                        "the device-enqueue path is not implemented in clqsort %s yet",
-                        CLQSORT_VERSION_STRING);
-    ctx->path = CLQSORT_PATH_HOST_LOOP;
-    return CLQSORT_SUCCESS;
+    if (wanted == CLQSORT_PATH_HOST_LOOP || !ctx->device_enqueue_supported) {
+        ctx->path = CLQSORT_PATH_HOST_LOOP;
+        return CLQSORT_SUCCESS;
+    }
+    ctx->path = CLQSORT_PATH_DEVICE_ENQUEUE;
+    return create_device_queue(ctx);
 }
 
 static clqsort_status finish_create(clqsort_context *ctx, clqsort_path wanted, clqsort_context **out)
@@ -536,6 +564,8 @@ void clqsort_release(clqsort_context *ctx)
         clReleaseMemObject(ctx->leaves);
     if (ctx->status)
         clReleaseMemObject(ctx->status);
+    if (ctx->device_queue)
+        clReleaseCommandQueue(ctx->device_queue);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->context)

@@ -13,65 +13,24 @@
 
 #include <stdio.h>
 
-/* Buffer arguments change with every sort (the caller's keys); the scalar ones were set when
- * the program was built. */
-static cl_int set_buffer_args(const clqsort_context *ctx, const clq_program *p, cl_mem keys)
-{
-    const cl_kernel with_lists[] = {p->gqsort[0], p->gqsort[1], p->relauncher[0], p->relauncher[1], p->relauncher[2]};
-    cl_int err = CL_SUCCESS;
-    for (size_t i = 0; i < sizeof with_lists / sizeof with_lists[0]; i++) {
-        err |= clSetKernelArg(with_lists[i], 0, sizeof(cl_mem), &keys);
-        err |= clSetKernelArg(with_lists[i], 1, sizeof(cl_mem), &ctx->scratch);
-        err |= clSetKernelArg(with_lists[i], 2, sizeof(cl_mem), &ctx->lists);
-        err |= clSetKernelArg(with_lists[i], 3, sizeof(cl_mem), &ctx->leaves);
-        err |= clSetKernelArg(with_lists[i], 4, sizeof(cl_mem), &ctx->status);
-    }
-    err |= clSetKernelArg(p->lqsort, 0, sizeof(cl_mem), &keys);
-    err |= clSetKernelArg(p->lqsort, 1, sizeof(cl_mem), &ctx->scratch);
-    err |= clSetKernelArg(p->lqsort, 2, sizeof(cl_mem), &ctx->leaves);
-    err |= clSetKernelArg(p->lqsort, 3, sizeof(cl_mem), &ctx->status);
-    return err;
-}
-
-static cl_int launch(clqsort_context *ctx, cl_kernel k, size_t groups, size_t wg)
-{
-    size_t global = groups * wg;
-    ctx->stats.kernel_launches++;
-    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL);
-}
-
 /* One phase-one level: partition the current list (parity), prepare the next (parity ^ 1). */
 static cl_int enqueue_level(clqsort_context *ctx, const clq_program *p, unsigned parity, size_t gq_groups)
 {
-    cl_int err = launch(ctx, p->gqsort[parity], gq_groups, p->tuning.gq_wg);
+    cl_int err = clq_launch(ctx, p->gqsort[parity], gq_groups, p->tuning.gq_wg);
     if (err == CL_SUCCESS)
-        err = launch(ctx, p->relauncher[parity ^ 1u], 1, p->tuning.rl_wg);
+        err = clq_launch(ctx, p->relauncher[parity ^ 1u], 1, p->tuning.rl_wg);
     return err;
-}
-
-static cl_int read_status(clqsort_context *ctx, size_t words)
-{
-    ctx->stats.host_round_trips++;
-    return clEnqueueReadBuffer(ctx->queue, ctx->status, CL_TRUE, 0, words * sizeof(cl_uint), ctx->status_host, 0,
-                               NULL, NULL);
 }
 
 clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
 {
     const clq_program *p = plan->prog;
     const clq_tuning *t = &p->tuning;
-    cl_uint *st = ctx->status_host;
-    for (int i = 0; i < CLQ_ST_WORDS; i++)
-        st[i] = 0;
-    st[CLQ_ST_COUNT] = plan->count;
-    st[CLQ_ST_SEQ_CAP] = plan->seq_cap;
-    st[CLQ_ST_LEAF_CAP] = plan->leaf_cap;
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->status, CL_FALSE, 0, sizeof ctx->status_host, st, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-        return clq_fail_cl(ctx, "clEnqueueWriteBuffer(status)", err);
-
-    if ((err = set_buffer_args(ctx, p, plan->keys)) != CL_SUCCESS)
-        return clq_fail_cl(ctx, "clSetKernelArg", err);
+    const cl_uint *st = ctx->status_host;
+    clqsort_status s = clq_start_sort(ctx, plan);
+    if (s != CLQSORT_SUCCESS)
+        return s;
+    cl_int err;
 
     /* Grids: enough groups to fill the device, never more than there can be blocks/records. */
     const size_t block = (size_t)t->gq_wg * t->gq_k;
@@ -81,7 +40,7 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
         gq_groups = resident;
     size_t lq_groups = plan->leaf_cap < resident ? plan->leaf_cap : resident;
 
-    if ((err = launch(ctx, p->relauncher[2], 1, t->rl_wg)) != CL_SUCCESS)
+    if ((err = clq_launch(ctx, p->relauncher[2], 1, t->rl_wg)) != CL_SUCCESS)
         return clq_fail_cl(ctx, "enqueue relauncher_kernel", err);
 
     if (plan->count > t->lq_max) {
@@ -92,7 +51,7 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
             for (unsigned i = 0; i < batch && level < plan->code_bits; i++, level++)
                 if ((err = enqueue_level(ctx, p, level & 1u, gq_groups)) != CL_SUCCESS)
                     return clq_fail_cl(ctx, "enqueue gqsort_kernel/relauncher_kernel", err);
-            if ((err = read_status(ctx, CLQ_ST_ERROR + 1)) != CL_SUCCESS)
+            if ((err = clq_read_status(ctx, CLQ_ST_ERROR + 1)) != CL_SUCCESS)
                 return clq_fail_cl(ctx, "clEnqueueReadBuffer(status)", err);
             if (st[CLQ_ST_CUR_SEQS] == 0 || st[CLQ_ST_ERROR] || level >= plan->code_bits)
                 break;
@@ -100,9 +59,9 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
         }
     }
 
-    if ((err = launch(ctx, p->lqsort, lq_groups, t->lq_wg)) != CL_SUCCESS)
+    if ((err = clq_launch(ctx, p->lqsort, lq_groups, t->lq_wg)) != CL_SUCCESS)
         return clq_fail_cl(ctx, "enqueue lqsort_kernel", err);
-    if ((err = read_status(ctx, CLQ_ST_WORDS)) != CL_SUCCESS)
+    if ((err = clq_read_status(ctx, CLQ_ST_WORDS)) != CL_SUCCESS)
         return clq_fail_cl(ctx, "clEnqueueReadBuffer(status)", err);
     return clq_finish_status(ctx, plan);
 }

@@ -130,7 +130,59 @@ clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clq
         if ((s = ensure_buffer(ctx, &ctx->status, &have, CLQ_ST_WORDS * sizeof(cl_uint), "status")))
             return s;
     }
-    return clq_run_host_loop(ctx, &plan);
+    return ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, &plan) : clq_run_host_loop(ctx, &plan);
+}
+
+/* ---- shared by the execution paths ------------------------------------------------------ */
+
+/* Buffer arguments change with every sort (the caller's keys); the scalar ones were set when
+ * the program was built. */
+static cl_int set_buffer_args(const clqsort_context *ctx, const clq_program *p, cl_mem keys)
+{
+    const cl_kernel with_lists[] = {p->gqsort[0], p->gqsort[1], p->relauncher[0], p->relauncher[1], p->relauncher[2]};
+    cl_int err = CL_SUCCESS;
+    for (size_t i = 0; i < sizeof with_lists / sizeof with_lists[0]; i++) {
+        err |= clSetKernelArg(with_lists[i], 0, sizeof(cl_mem), &keys);
+        err |= clSetKernelArg(with_lists[i], 1, sizeof(cl_mem), &ctx->scratch);
+        err |= clSetKernelArg(with_lists[i], 2, sizeof(cl_mem), &ctx->lists);
+        err |= clSetKernelArg(with_lists[i], 3, sizeof(cl_mem), &ctx->leaves);
+        err |= clSetKernelArg(with_lists[i], 4, sizeof(cl_mem), &ctx->status);
+    }
+    err |= clSetKernelArg(p->lqsort, 0, sizeof(cl_mem), &keys);
+    err |= clSetKernelArg(p->lqsort, 1, sizeof(cl_mem), &ctx->scratch);
+    err |= clSetKernelArg(p->lqsort, 2, sizeof(cl_mem), &ctx->leaves);
+    err |= clSetKernelArg(p->lqsort, 3, sizeof(cl_mem), &ctx->status);
+    return err;
+}
+
+cl_int clq_launch(clqsort_context *ctx, cl_kernel k, size_t groups, size_t wg)
+{
+    size_t global = groups * wg;
+    ctx->stats.kernel_launches++;
+    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL);
+}
+
+cl_int clq_read_status(clqsort_context *ctx, size_t words)
+{
+    ctx->stats.host_round_trips++;
+    return clEnqueueReadBuffer(ctx->queue, ctx->status, CL_TRUE, 0, words * sizeof(cl_uint), ctx->status_host, 0,
+                               NULL, NULL);
+}
+
+clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
+{
+    cl_uint *st = ctx->status_host;
+    for (int i = 0; i < CLQ_ST_WORDS; i++)
+        st[i] = 0;
+    st[CLQ_ST_COUNT] = plan->count;
+    st[CLQ_ST_SEQ_CAP] = plan->seq_cap;
+    st[CLQ_ST_LEAF_CAP] = plan->leaf_cap;
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->status, CL_FALSE, 0, sizeof ctx->status_host, st, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clq_fail_cl(ctx, "clEnqueueWriteBuffer(status)", err);
+    if ((err = set_buffer_args(ctx, plan->prog, plan->keys)) != CL_SUCCESS)
+        return clq_fail_cl(ctx, "clSetKernelArg", err);
+    return CLQSORT_SUCCESS;
 }
 
 clqsort_status clq_finish_status(clqsort_context *ctx, const clq_plan *plan)

@@ -63,6 +63,17 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof few / sizeof few[0]; i++)
             add_size(few[i], limit);
     }
+    /* CLQSORT_TEST_EXPECT_PATH: the run fails unless the context runs that path, and its sorts
+     * launch kernels from the device, so that a path that did not run never counts as passed */
+    const char *expect = getenv("CLQSORT_TEST_EXPECT_PATH");
+    const int expect_enqueue = expect && !strcmp(expect, "device-enqueue");
+    if (expect) {
+        CHECK(!strcmp(expect, "device-enqueue") || !strcmp(expect, "host-loop"), "CLQSORT_TEST_EXPECT_PATH=%s", expect);
+        CHECK(info.path == (expect_enqueue ? CLQSORT_PATH_DEVICE_ENQUEUE : CLQSORT_PATH_HOST_LOOP),
+              "expected the %s path, the context runs %s", expect,
+              info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop");
+    }
+
     /* small sizes and primes */
     static const size_t small[] = {0, 1, 2, 3, 4, 5, 7, 11, 13, 17, 31, 61, 97, 127, 251, 509, 1021, 2039};
     for (size_t i = 0; i < sizeof small / sizeof small[0] && !tiny; i++)
@@ -114,6 +125,12 @@ int main(int argc, char **argv)
                   clqsort_last_error(ctx));
             if (s == CLQSORT_SUCCESS)
                 CHECK(tu_verify(in, out, n, why, sizeof why), "n=%zu %s: %s", n, tu_dist_name((tu_dist)d), why);
+            clqsort_stats st;
+            clqsort_get_stats(ctx, &st);
+            if (n >= 2) /* the host launches one kernel on the device-enqueue path, the rest come from the device */
+                CHECK(expect_enqueue ? (st.kernel_launches >= 2 && st.host_round_trips == 1) : 1,
+                      "n=%zu: %u launches, %u round trips on the device-enqueue path", n, st.kernel_launches,
+                      st.host_round_trips);
         }
     }
     printf("sizes tested: %zu (0 .. %zu), distributions: %d\n", nsizes, max_n, TU_DIST_COUNT);

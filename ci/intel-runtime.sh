@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs Intel's CPU runtime for OpenCL (PyPI: intel-opencl-rt, the runtime with device-side
+# enqueue on x86 CPUs) into a virtual environment inside the build tree, and registers it with
+# the ICD loader through a vendors folder of its own. Nothing is installed system-wide.
+#   ci/intel-runtime.sh DIR   -> DIR/venv, DIR/vendors/intel.icd; prints DIR/venv/lib
+set -euo pipefail
+dir=${1:?usage: ci/intel-runtime.sh DIR}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+lib="$dir/venv/lib"
+if [ ! -f "$lib/libintelocl.so" ]; then
+  if ! python3 -m venv "$dir/venv" >/dev/null 2>&1; then
+    # Debian's system Python keeps venv in a package of its own
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
+    python3 -m venv "$dir/venv"
+  fi
+  "$dir/venv/bin/pip" install -q --disable-pip-version-check intel-opencl-rt intel-cmplr-lib-rt >&2
+fi
+test -f "$lib/libintelocl.so" || { echo "intel-runtime: $lib/libintelocl.so missing after install" >&2; exit 1; }
+mkdir -p "$dir/vendors"
+echo "$lib/libintelocl.so" > "$dir/vendors/intel.icd"
+echo "$lib"

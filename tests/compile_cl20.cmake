@@ -1,0 +1,17 @@
+# Compiles the embedded kernel source as OpenCL C 2.0 (device-enqueue path) with clang for every
+# key type, ascending and descending, so that the 2.0 source cannot rot where no 2.0 runtime is.
+set(types UINT32 INT32 FLOAT UINT64 INT64 DOUBLE)
+set(shape -DCLQ_GQ_WG=64 -DCLQ_GQ_K=8 -DCLQ_LQ_WG=64 -DCLQ_LQ_MAX=1024 -DCLQ_BITONIC_MAX=64
+          -DCLQ_FILL_CHUNK=1000 -DCLQ_RL_WG=64)
+foreach(type IN LISTS types)
+  foreach(order "" "-DCLQ_DESCENDING")
+    execute_process(
+      COMMAND ${CLANG} -cl-std=CL2.0 -Xclang -finclude-default-header -target spir64 -x cl
+              -DCLQ_KEY_${type} ${order} -DCLQ_DEVICE_ENQUEUE ${shape} -Werror -emit-llvm -c -o /dev/null ${SOURCE}
+      RESULT_VARIABLE rc ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "OpenCL C 2.0 compile failed for ${type} ${order}:\n${err}")
+    endif()
+    message(STATUS "OpenCL C 2.0 compile ok: ${type} ${order}")
+  endforeach()
+endforeach()
