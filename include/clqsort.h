@@ -176,9 +176,23 @@ void clqsort_release(clqsort_context *ctx);
  *
  * Bad input is reported before anything is enqueued, so `keys` is unchanged after any error
  * status up to CLQSORT_ERROR_OUT_OF_MEMORY. count 0 and 1 succeed without touching the device.
- * Types: this version supports CLQSORT_KEY_UINT32 only; others give CLQSORT_ERROR_UNSUPPORTED_TYPE. */
+ *
+ * Order: integers by value; float and double by the total order
+ *     -inf < negative numbers < -0.0 < +0.0 < positive numbers < +inf < NaN
+ * with every NaN last (NaNs of different payloads in no promised order among themselves).
+ * No bit pattern is lost or changed: -0.0 and +0.0 stay distinct, NaN payloads stay as they were.
+ * Descending order is the exact reverse (NaNs first). 64-bit keys need the device's
+ * cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics (else
+ * CLQSORT_ERROR_UNSUPPORTED_TYPE); doubles need no cl_khr_fp64 (they are compared as integers). */
 clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type,
                             unsigned flags);
+
+/* Sorts `count` keys of type `type` in host memory at `keys`, like clqsort_sort: copies them to
+ * a device buffer the context keeps for this, sorts, and copies them back before returning.
+ * `keys` NULL gives CLQSORT_ERROR_NULL_BUFFER (also for count 0); the array is unchanged after
+ * any error status up to CLQSORT_ERROR_OUT_OF_MEMORY. */
+clqsort_status clqsort_sort_host(clqsort_context *ctx, void *keys, size_t count, clqsort_key_type type,
+                                 unsigned flags);
 
 /* Fills *info with what the context runs on. */
 clqsort_status clqsort_get_info(const clqsort_context *ctx, clqsort_info *info);

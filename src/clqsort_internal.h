@@ -51,8 +51,8 @@ struct clqsort_context {
     clq_program programs[CLQ_PROGRAM_SLOTS];
 
     /* scratch, grown on demand and kept for later sorts */
-    cl_mem scratch, lists, leaves, status;
-    size_t scratch_bytes, lists_bytes, leaves_bytes;
+    cl_mem scratch, lists, leaves, status, host_keys;
+    size_t scratch_bytes, lists_bytes, leaves_bytes, host_keys_bytes;
     cl_uint status_host[CLQ_ST_WORDS];
 
     clqsort_stats stats;

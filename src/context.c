@@ -564,6 +564,8 @@ void clqsort_release(clqsort_context *ctx)
         clReleaseMemObject(ctx->leaves);
     if (ctx->status)
         clReleaseMemObject(ctx->status);
+    if (ctx->host_keys)
+        clReleaseMemObject(ctx->host_keys);
     if (ctx->device_queue)
         clReleaseCommandQueue(ctx->device_queue);
     if (ctx->queue)

@@ -14,10 +14,11 @@ static clqsort_status validate(clqsort_context *ctx, cl_mem keys, size_t count, 
     if (flags & ~CLQSORT_DESCENDING)
         return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_sort: unknown flags 0x%x",
                         flags & ~CLQSORT_DESCENDING);
-    if (type != CLQSORT_KEY_UINT32)
+    if (clq_key_bytes(type) == 8 && !ctx->has_int64_atomics)
         return clq_fail(ctx, CLQSORT_ERROR_UNSUPPORTED_TYPE,
-                        "clqsort %s sorts CLQSORT_KEY_UINT32 keys only (type %d requested)",
-                        CLQSORT_VERSION_STRING, (int)type);
+                        "64-bit keys need cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics, which "
+                        "\"%s\" lacks",
+                        ctx->device_name);
     if (count > CLQSORT_MAX_COUNT)
         return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE, "count %zu exceeds CLQSORT_MAX_COUNT (%zu)", count,
                         CLQSORT_MAX_COUNT);
@@ -182,6 +183,38 @@ clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
         return clq_fail_cl(ctx, "clEnqueueWriteBuffer(status)", err);
     if ((err = set_buffer_args(ctx, plan->prog, plan->keys)) != CL_SUCCESS)
         return clq_fail_cl(ctx, "clSetKernelArg", err);
+    return CLQSORT_SUCCESS;
+}
+
+clqsort_status clqsort_sort_host(clqsort_context *ctx, void *keys, size_t count, clqsort_key_type type,
+                                 unsigned flags)
+{
+    if (!ctx)
+        return clq_fail(NULL, CLQSORT_ERROR_NULL_CONTEXT, "clqsort_sort_host: ctx is NULL");
+    if (!keys)
+        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "clqsort_sort_host: keys is NULL");
+    if ((int)type < 0 || (int)type >= CLQ_KEY_TYPES)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_sort_host: %d is not a clqsort_key_type",
+                        (int)type);
+    if (count > CLQSORT_MAX_COUNT)
+        return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE, "count %zu exceeds CLQSORT_MAX_COUNT (%zu)", count,
+                        CLQSORT_MAX_COUNT);
+    const size_t bytes = count * clq_key_bytes(type);
+    clqsort_status s = ensure_buffer(ctx, &ctx->host_keys, &ctx->host_keys_bytes, bytes ? bytes : 1, "host-array");
+    if (s != CLQSORT_SUCCESS)
+        return s;
+    cl_int err = bytes ? clEnqueueWriteBuffer(ctx->queue, ctx->host_keys, CL_FALSE, 0, bytes, keys, 0, NULL, NULL)
+                       : CL_SUCCESS;
+    if (err != CL_SUCCESS)
+        return clq_fail_cl(ctx, "clEnqueueWriteBuffer(keys)", err);
+    /* a refused sort leaves the device copy unchanged, and the host array is not read back */
+    if ((s = clqsort_sort(ctx, ctx->host_keys, count, type, flags)) != CLQSORT_SUCCESS) {
+        clFinish(ctx->queue);
+        return s;
+    }
+    if (bytes && (err = clEnqueueReadBuffer(ctx->queue, ctx->host_keys, CL_TRUE, 0, bytes, keys, 0, NULL, NULL)) !=
+                     CL_SUCCESS)
+        return clq_fail_cl(ctx, "clEnqueueReadBuffer(keys)", err);
     return CLQSORT_SUCCESS;
 }
 
