@@ -58,7 +58,8 @@ static void test_bad_input(clqsort_context *ctx, clqsort_context *other)
                    "CLQSORT_MAX_COUNT", q, buf);
     expect_refused(ctx, buf, N, (clqsort_key_type)42, 0, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_key_type", q, buf);
     expect_refused(ctx, buf, N, CLQSORT_KEY_UINT32, 0x80, CLQSORT_ERROR_INVALID_ARGUMENT, "flags", q, buf);
-    expect_refused(ctx, buf, N, CLQSORT_KEY_DOUBLE, 0, CLQSORT_ERROR_UNSUPPORTED_TYPE, "UINT32", q, buf);
+    /* count x key size: N doubles do not fit in a buffer of N uint32 */
+    expect_refused(ctx, buf, N, CLQSORT_KEY_DOUBLE, 0, CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER, "8 bytes", q, buf);
 
     cl_mem ro = make_buffer(c, CL_MEM_READ_ONLY, in, N);
     expect_refused(ctx, ro, N, CLQSORT_KEY_UINT32, 0, CLQSORT_ERROR_BUFFER_ACCESS, "CL_MEM_READ_ONLY", q, ro);
