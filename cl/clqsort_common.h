@@ -5,6 +5,7 @@
  * three kernel files, with these defines:
  *   CLQ_KEY_UINT32 | CLQ_KEY_INT32 | CLQ_KEY_FLOAT | CLQ_KEY_UINT64 | CLQ_KEY_INT64 | CLQ_KEY_DOUBLE
  *   CLQ_DESCENDING        optional: sort from largest to smallest
+ *   CLQ_VALUE_BYTES       optional (4 or 8): move a value along with every key
  *   CLQ_DEVICE_ENQUEUE    optional: OpenCL C 2.0 path (work-group collectives, enqueue_kernel)
  *   CLQ_GQ_WG, CLQ_GQ_K   phase one: work-group size and keys per work-item (block = product)
  *   CLQ_LQ_WG             phase two: work-group size
@@ -105,14 +106,35 @@ inline clq_key clq_from_code(clq_code c)
 #endif
 }
 
+/* ---- values ---------------------------------------------------------------------------------
+ * Keys alone are partitioned three ways: below the pivot, above it, and equal to it; the equal
+ * ones are not moved but rebuilt from the pivot's code in the gap between the two sides. With
+ * values that is impossible (equal keys carry different values), so pairs are partitioned two
+ * ways, codes <= pivot to the left: as lo <= pivot < hi, each side still gets at most half the
+ * code range, and the depth bound stands. */
+#ifdef CLQ_VALUE_BYTES
+#define CLQ_PAIRS 1
+#if CLQ_VALUE_BYTES == 8
+typedef ulong clq_value;
+#else
+typedef uint clq_value;
+#endif
+#define CLQ_GOES_LEFT(c, pivot) ((c) <= (pivot))
+#define CLQ_IF_PAIRS(...) __VA_ARGS__
+#else
+typedef uint clq_value; /* unused: the value buffers are NULL */
+#define CLQ_GOES_LEFT(c, pivot) ((c) < (pivot))
+#define CLQ_IF_PAIRS(...)
+#endif
+
 /* The pivot: middle of the code range, computed without overflow. */
 inline clq_code clq_pivot(clq_code lo, clq_code hi) { return lo + (hi - lo) / 2; }
 
-/* Counts a key code below or above the pivot and widens that side's code range. */
+/* Counts a key code on the left or right of the pivot and widens that side's code range. */
 inline void clq_count_side(clq_code c, clq_code pivot, uint *nlt, uint *ngt, clq_code *ltmin, clq_code *ltmax,
                            clq_code *gtmin, clq_code *gtmax)
 {
-    if (c < pivot) {
+    if (CLQ_GOES_LEFT(c, pivot)) {
         (*nlt)++;
         *ltmin = min(*ltmin, c);
         *ltmax = max(*ltmax, c);
@@ -242,12 +264,17 @@ inline void clq_reduce_ranges(clq_code *ltmin, clq_code *ltmax, clq_code *gtmin,
 }
 #endif
 
+/* The key and value buffers every kernel takes first: the caller's and the scratch ones. */
+#define CLQ_BUFFER_PARAMS                                                                         \
+    __global clq_key *keys, __global clq_key *scratch, __global clq_value *vals, __global clq_value *svals
+#define CLQ_BUFFER_ARGS keys, scratch, vals, svals
+
 #ifdef CLQ_DEVICE_ENQUEUE
 /* Device-side launches, defined in relauncher.cl (the kernels' bodies call them). */
-void clq_after_gqsort(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
-                      __global clq_leaf *leaves, __global uint *status, uint parity);
-void clq_enqueue_next(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
-                      __global clq_leaf *leaves, __global uint *status, uint parity, uint nseq, uint blocks);
+void clq_after_gqsort(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves,
+                      __global uint *status, uint parity);
+void clq_enqueue_next(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves,
+                      __global uint *status, uint parity, uint nseq, uint blocks);
 #endif
 
 /* Counts of keys below and above the pivot travel packed in one word through the scan:

@@ -37,6 +37,10 @@ inline void clq_place_range(__global clq_seq *next, __global uint *status, __loc
     r->nrec = 0;
     if (len == 0)
         return;
+#ifdef CLQ_PAIRS
+    if (lo == hi && !in_scratch)
+        return; /* equal keys already in place with their values */
+#endif
     if (lo != hi && len > CLQ_LQ_MAX) {
         const uint i = atomic_inc(&status[CLQ_ST_NEXT_SEQS]);
         if (i < status[CLQ_ST_SEQ_CAP]) {
@@ -90,14 +94,17 @@ inline uint clq_find_sequence(__global const clq_seq *seqs, uint nseq, uint blk)
  * hand it over as a block's local argument. */
 typedef struct clq_gq_local {
     clq_key stage[CLQ_GQ_BLOCK];
+#ifdef CLQ_PAIRS
+    clq_value stage_v[CLQ_GQ_BLOCK];
+#endif
     clq_code range_tmp[4 * CLQ_GQ_WG];
     uint scan_tmp[CLQ_GQ_WG];
     clq_range pieces[3];
     uint base_lt, base_gt, last;
 } clq_gq_local;
 
-void clq_gqsort_body(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
-                     __global clq_leaf *leaves, __global uint *status, uint parity, __local clq_gq_local *lm)
+void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves, __global uint *status,
+                     uint parity, __local clq_gq_local *lm)
 {
     __local clq_key *stage = lm->stage;
     __local clq_range *pieces = lm->pieces;
@@ -118,6 +125,11 @@ void clq_gqsort_body(__global clq_key *keys, __global clq_key *scratch, __global
         const uint block_len = min((uint)CLQ_GQ_BLOCK, seq_len - block_begin);
         __global const clq_key *src = (in_scratch ? scratch : keys) + seq_start + block_begin;
         __global clq_key *dst = (in_scratch ? keys : scratch) + seq_start;
+#ifdef CLQ_PAIRS
+        __global const clq_value *vsrc = (in_scratch ? svals : vals) + seq_start + block_begin;
+        __global clq_value *vdst = (in_scratch ? vals : svals) + seq_start;
+        clq_value w[CLQ_GQ_K];
+#endif
 
         /* 1. load and count */
         clq_key v[CLQ_GQ_K];
@@ -127,6 +139,9 @@ void clq_gqsort_body(__global clq_key *keys, __global clq_key *scratch, __global
             const uint i = k * CLQ_GQ_WG + lid;
             if (i < block_len) {
                 v[k] = src[i];
+#ifdef CLQ_PAIRS
+                w[k] = vsrc[i];
+#endif
                 clq_count_side(clq_to_code(v[k]), pivot, &nlt, &ngt, &ltmin, &ltmax, &gtmin, &gtmax);
             }
         }
@@ -155,16 +170,24 @@ void clq_gqsort_body(__global clq_key *keys, __global clq_key *scratch, __global
             const uint i = k * CLQ_GQ_WG + lid;
             if (i < block_len) {
                 const clq_code c = clq_to_code(v[k]);
-                if (c < pivot)
-                    stage[at_lt++] = v[k];
-                else if (c > pivot)
-                    stage[at_gt++] = v[k];
+                const uint at = CLQ_GOES_LEFT(c, pivot) ? at_lt++ : c > pivot ? at_gt++ : CLQ_GQ_BLOCK;
+                if (at < CLQ_GQ_BLOCK) {
+                    stage[at] = v[k];
+#ifdef CLQ_PAIRS
+                    lm->stage_v[at] = w[k];
+#endif
+                }
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         const uint base_lt = lm->base_lt, base_gt = lm->base_gt;
-        for (uint j = lid; j < block_lt + block_gt; j += CLQ_GQ_WG)
-            dst[j < block_lt ? base_lt + j : base_gt + (j - block_lt)] = stage[j];
+        for (uint j = lid; j < block_lt + block_gt; j += CLQ_GQ_WG) {
+            const uint to = j < block_lt ? base_lt + j : base_gt + (j - block_lt);
+            dst[to] = stage[j];
+#ifdef CLQ_PAIRS
+            vdst[to] = lm->stage_v[j];
+#endif
+        }
 
         /* 4. ticket; the last block of the sequence emits the children */
         if (lid == 0) {
@@ -193,14 +216,14 @@ void clq_gqsort_body(__global clq_key *keys, __global clq_key *scratch, __global
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 #ifdef CLQ_DEVICE_ENQUEUE
-    clq_after_gqsort(keys, scratch, lists, leaves, status, parity);
+    clq_after_gqsort(CLQ_BUFFER_ARGS, lists, leaves, status, parity);
 #endif
 }
 
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
-void gqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
-                   __global clq_leaf *leaves, __global uint *status, uint parity)
+void gqsort_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves, __global uint *status,
+                   uint parity)
 {
     __local clq_gq_local lm;
-    clq_gqsort_body(keys, scratch, lists, leaves, status, parity, &lm);
+    clq_gqsort_body(CLQ_BUFFER_ARGS, lists, leaves, status, parity, &lm);
 }

@@ -12,7 +12,7 @@
 /* Sorts x[0, len) (len <= CLQ_BITONIC_MAX) by code with a bitonic network in which every
  * comparator puts the smaller key first; comparators that reach past len are skipped, which is
  * the same as padding with keys larger than all others. */
-void clq_bitonic_local(__local clq_key *x, uint len)
+void clq_bitonic_local(__local clq_key *x, __local clq_value *xv, uint len)
 {
     const uint lid = get_local_id(0);
     uint size = 1;
@@ -29,6 +29,7 @@ void clq_bitonic_local(__local clq_key *x, uint len)
                     if (clq_to_code(a) > clq_to_code(b)) {
                         x[i] = b;
                         x[j] = a;
+                        CLQ_IF_PAIRS(const clq_value t = xv[i]; xv[i] = xv[j]; xv[j] = t;)
                     }
                 }
             }
@@ -40,6 +41,9 @@ void clq_bitonic_local(__local clq_key *x, uint len)
 /* Local memory of an lqsort_kernel work-group (one object: see clq_gq_local). */
 typedef struct clq_lq_local {
     clq_key buf[2][CLQ_LQ_MAX];
+#ifdef CLQ_PAIRS
+    clq_value vbuf[2][CLQ_LQ_MAX];
+#endif
     clq_code range_tmp[4 * CLQ_LQ_WG];
     clq_code st_lo[CLQ_LQ_STACK], st_hi[CLQ_LQ_STACK];
     uint scan_tmp[CLQ_LQ_WG];
@@ -47,24 +51,29 @@ typedef struct clq_lq_local {
     uint sp;
 } clq_lq_local;
 
-void clq_lqsort_body(__global clq_key *keys, __global clq_key *scratch, __global clq_leaf *leaves,
-                     __global uint *status, __local clq_lq_local *lm)
+void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status, __local clq_lq_local *lm)
 {
-
     const uint lid = get_local_id(0);
     const uint nleaves = min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
 
     for (uint r = get_group_id(0); r < nleaves; r += get_num_groups(0)) {
         const clq_leaf leaf = leaves[r];
         __global clq_key *out = keys + leaf.start;
+        __global const clq_key *src = ((leaf.flags & CLQ_LEAF_IN_SCRATCH) ? scratch : keys) + leaf.start;
+        CLQ_IF_PAIRS(__global clq_value *vout = vals + leaf.start;)
+        CLQ_IF_PAIRS(__global const clq_value *vsrc = ((leaf.flags & CLQ_LEAF_IN_SCRATCH) ? svals : vals) + leaf.start;)
         if (leaf.flags & CLQ_LEAF_FILL) {
+            /* equal keys: rebuilt from the code; with values, moved from scratch with them */
             const clq_key value = clq_from_code(leaf.lo);
-            for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG)
+            for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG) {
                 out[i] = value;
+                CLQ_IF_PAIRS(vout[i] = vsrc[i];)
+            }
         } else {
-            __global const clq_key *src = ((leaf.flags & CLQ_LEAF_IN_SCRATCH) ? scratch : keys) + leaf.start;
-            for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG)
+            for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG) {
                 lm->buf[0][i] = src[i];
+                CLQ_IF_PAIRS(lm->vbuf[0][i] = vsrc[i];)
+            }
             if (lid == 0) {
                 lm->st_start[0] = 0;
                 lm->st_len[0] = leaf.len;
@@ -84,17 +93,24 @@ void clq_lqsort_body(__global clq_key *keys, __global clq_key *scratch, __global
                 if (lid == 0)
                     lm->sp = top;
                 __local clq_key *x = lm->buf[from] + s;
+                __local clq_value *xv = 0;
+                CLQ_IF_PAIRS(xv = lm->vbuf[from] + s;)
 
                 if (lo == hi) { /* all keys equal */
                     const clq_key value = clq_from_code(lo);
-                    for (uint i = lid; i < len; i += CLQ_LQ_WG)
+                    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
                         out[s + i] = value;
+                        CLQ_IF_PAIRS(vout[s + i] = xv[i];)
+                    }
                 } else if (len <= CLQ_BITONIC_MAX) {
-                    clq_bitonic_local(x, len);
-                    for (uint i = lid; i < len; i += CLQ_LQ_WG)
+                    clq_bitonic_local(x, xv, len);
+                    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
                         out[s + i] = x[i];
+                        CLQ_IF_PAIRS(vout[s + i] = xv[i];)
+                    }
                 } else {
                     __local clq_key *y = lm->buf[from ^ 1u] + s;
+                    CLQ_IF_PAIRS(__local clq_value *yv = lm->vbuf[from ^ 1u] + s;)
                     const clq_code pivot = clq_pivot(lo, hi);
                     uint nlt = 0, ngt = 0;
                     clq_code ltmin = CLQ_CODE_MAX, ltmax = 0, gtmin = CLQ_CODE_MAX, gtmax = 0;
@@ -108,11 +124,13 @@ void clq_lqsort_body(__global clq_key *keys, __global clq_key *scratch, __global
                     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
                         const clq_key k = x[i];
                         const clq_code c = clq_to_code(k);
-                        if (c < pivot)
-                            y[at_lt++] = k;
-                        else if (c > pivot)
-                            y[at_gt++] = k;
+                        const uint at = CLQ_GOES_LEFT(c, pivot) ? at_lt++ : c > pivot ? at_gt++ : len;
+                        if (at < len) {
+                            y[at] = k;
+                            CLQ_IF_PAIRS(yv[at] = xv[i];)
+                        }
                     }
+                    /* keys equal to the pivot (none with values: those go left) */
                     const clq_key pivot_key = clq_from_code(pivot);
                     for (uint i = total_lt + lid; i < len - total_gt; i += CLQ_LQ_WG)
                         out[s + i] = pivot_key;
@@ -154,9 +172,8 @@ void clq_lqsort_body(__global clq_key *keys, __global clq_key *scratch, __global
 }
 
 __kernel __attribute__((reqd_work_group_size(CLQ_LQ_WG, 1, 1)))
-void lqsort_kernel(__global clq_key *keys, __global clq_key *scratch, __global clq_leaf *leaves,
-                   __global uint *status)
+void lqsort_kernel(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status)
 {
     __local clq_lq_local lm;
-    clq_lqsort_body(keys, scratch, leaves, status, &lm);
+    clq_lqsort_body(CLQ_BUFFER_ARGS, leaves, status, &lm);
 }

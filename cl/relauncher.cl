@@ -18,9 +18,8 @@ typedef struct clq_rl_local {
     clq_range root;
 } clq_rl_local;
 
-void clq_relauncher_body(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
-                         __global clq_leaf *leaves, __global uint *status, uint parity, uint init,
-                         __local clq_rl_local *lm)
+void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves,
+                         __global uint *status, uint parity, uint init, __local clq_rl_local *lm)
 {
     const uint lid = get_local_id(0);
     const uint seq_cap = status[CLQ_ST_SEQ_CAP];
@@ -64,17 +63,17 @@ void clq_relauncher_body(__global clq_key *keys, __global clq_key *scratch, __gl
         if (nseq > 0 && ++status[CLQ_ST_LEVELS] > CLQ_CODE_BITS)
             status[CLQ_ST_ERROR] |= CLQ_ERR_DEPTH; /* cannot happen: each level halves the range */
 #ifdef CLQ_DEVICE_ENQUEUE
-        clq_enqueue_next(keys, scratch, lists, leaves, status, parity, nseq, blocks);
+        clq_enqueue_next(CLQ_BUFFER_ARGS, lists, leaves, status, parity, nseq, blocks);
 #endif
     }
 }
 
 __kernel __attribute__((reqd_work_group_size(CLQ_RL_WG, 1, 1)))
-void relauncher_kernel(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
-                       __global clq_leaf *leaves, __global uint *status, uint parity, uint init)
+void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves,
+                       __global uint *status, uint parity, uint init)
 {
     __local clq_rl_local lm;
-    clq_relauncher_body(keys, scratch, lists, leaves, status, parity, init, &lm);
+    clq_relauncher_body(CLQ_BUFFER_ARGS, lists, leaves, status, parity, init, &lm);
 }
 
 #ifdef CLQ_DEVICE_ENQUEUE
@@ -95,14 +94,14 @@ static void clq_note_enqueue(__global uint *status, int err)
 
 /* Called by every work-item at the end of a gqsort_kernel; one of them launches the relauncher
  * that prepares the list this launch appended to. */
-void clq_after_gqsort(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
-                      __global clq_leaf *leaves, __global uint *status, uint parity)
+void clq_after_gqsort(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves,
+                      __global uint *status, uint parity)
 {
     if (get_global_id(0) == 0) {
         const uint next = parity ^ 1u;
         int err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(CLQ_RL_WG, CLQ_RL_WG),
                                  ^(local void *lm) {
-                                     clq_relauncher_body(keys, scratch, lists, leaves, status, next, 0u,
+                                     clq_relauncher_body(CLQ_BUFFER_ARGS, lists, leaves, status, next, 0u,
                                                          (local clq_rl_local *)lm);
                                  },
                                  (uint)sizeof(clq_rl_local));
@@ -113,15 +112,15 @@ void clq_after_gqsort(__global clq_key *keys, __global clq_key *scratch, __globa
 /* Called by work-item 0 of the relauncher once list `parity` holds nseq sequences in `blocks`
  * blocks: partition them all, or, with none left, finish every phase-two record. The grids are
  * exact: one work-group per block or record. */
-void clq_enqueue_next(__global clq_key *keys, __global clq_key *scratch, __global clq_seq *lists,
-                      __global clq_leaf *leaves, __global uint *status, uint parity, uint nseq, uint blocks)
+void clq_enqueue_next(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves,
+                      __global uint *status, uint parity, uint nseq, uint blocks)
 {
     int err = CLK_SUCCESS;
     if (nseq > 0) {
         err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
                              ndrange_1D((size_t)blocks * CLQ_GQ_WG, CLQ_GQ_WG),
                              ^(local void *lm) {
-                                 clq_gqsort_body(keys, scratch, lists, leaves, status, parity,
+                                 clq_gqsort_body(CLQ_BUFFER_ARGS, lists, leaves, status, parity,
                                                  (local clq_gq_local *)lm);
                              },
                              (uint)sizeof(clq_gq_local));
@@ -132,7 +131,7 @@ void clq_enqueue_next(__global clq_key *keys, __global clq_key *scratch, __globa
             err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
                                  ndrange_1D((size_t)nleaves * CLQ_LQ_WG, CLQ_LQ_WG),
                                  ^(local void *lm) {
-                                     clq_lqsort_body(keys, scratch, leaves, status, (local clq_lq_local *)lm);
+                                     clq_lqsort_body(CLQ_BUFFER_ARGS, leaves, status, (local clq_lq_local *)lm);
                                  },
                                  (uint)sizeof(clq_lq_local));
             clq_note_enqueue(status, err);

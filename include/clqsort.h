@@ -72,7 +72,8 @@ typedef enum clqsort_status {
     CLQSORT_ERROR_BUILD = -14,             /* the kernels did not build (message holds the log) */
     CLQSORT_ERROR_OUT_OF_MEMORY = -15,     /* host or device memory for scratch could not be had */
     CLQSORT_ERROR_OPENCL = -16,            /* an OpenCL call failed (message names call and code) */
-    CLQSORT_ERROR_INTERNAL = -17           /* a kernel reported a broken invariant: a bug */
+    CLQSORT_ERROR_INTERNAL = -17,          /* a kernel reported a broken invariant: a bug */
+    CLQSORT_ERROR_OVERLAPPING_BUFFERS = -18 /* keys and values share memory */
 } clqsort_status;
 
 /* Key types. Keys are compared by value; see README.md for the order of floating-point keys. */
@@ -186,6 +187,16 @@ void clqsort_release(clqsort_context *ctx);
  * CLQSORT_ERROR_UNSUPPORTED_TYPE); doubles need no cl_khr_fp64 (they are compared as integers). */
 clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type,
                             unsigned flags);
+
+/* Sorts `count` keys of `key_type` in `keys` like clqsort_sort, and moves the value at each key's
+ * position in `values` (a distinct buffer of the same context, `value_size` 4 or 8 bytes per
+ * value) along with it: afterwards values[i] is the value that came with keys[i]. With values
+ * 0, 1, 2, ... this is an argsort. Not stable: values of equal keys come out in no promised order.
+ * Refusals as for clqsort_sort, checked for both buffers; value_size other than 4 or 8 gives
+ * CLQSORT_ERROR_INVALID_ARGUMENT, keys and values sharing memory (the same buffer, or
+ * overlapping sub-buffers of one buffer) CLQSORT_ERROR_OVERLAPPING_BUFFERS. */
+clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count,
+                                  clqsort_key_type key_type, size_t value_size, unsigned flags);
 
 /* Sorts `count` keys of type `type` in host memory at `keys`, like clqsort_sort: copies them to
  * a device buffer the context keeps for this, sorts, and copies them back before returning.

@@ -8,7 +8,7 @@
 #include <stdarg.h>
 
 #define CLQ_KEY_TYPES 6
-#define CLQ_PROGRAM_SLOTS (CLQ_KEY_TYPES * 2) /* key type x order */
+#define CLQ_PROGRAM_SLOTS (CLQ_KEY_TYPES * 2 * 3) /* key type x order x value size (none, 4, 8) */
 
 /* Launch shape of the kernels for one device and key size (see tuning.c). */
 typedef struct clq_tuning {
@@ -51,8 +51,8 @@ struct clqsort_context {
     clq_program programs[CLQ_PROGRAM_SLOTS];
 
     /* scratch, grown on demand and kept for later sorts */
-    cl_mem scratch, lists, leaves, status, host_keys;
-    size_t scratch_bytes, lists_bytes, leaves_bytes, host_keys_bytes;
+    cl_mem scratch, scratch_values, lists, leaves, status, host_keys;
+    size_t scratch_bytes, scratch_values_bytes, lists_bytes, leaves_bytes, host_keys_bytes;
     cl_uint status_host[CLQ_ST_WORDS];
 
     clqsort_stats stats;
@@ -67,20 +67,21 @@ clqsort_status clq_fail_cl(clqsort_context *ctx, const char *call, cl_int err);
 const char *clq_cl_error_name(cl_int err);
 
 /* tuning.c */
-void clq_tuning_for_device(const clqsort_context *ctx, unsigned key_bytes, clq_tuning *out);
-clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned key_bytes, clq_tuning *t);
+/* `elem_bytes`: bytes moved per key, its value included (4, 8, 12 or 16). */
+void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *out);
+clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, clq_tuning *t);
 unsigned clq_key_bytes(clqsort_key_type type);
 unsigned clq_code_bits(clqsort_key_type type);
 
 /* program.c: the built program of a key type and order, built on first use. */
 clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int descending,
-                               clq_program **out);
+                               unsigned value_bytes, clq_program **out);
 void clq_release_programs(clqsort_context *ctx);
 
 /* path_host_loop.c / path_device_enqueue.c: run a validated sort whose scratch is ready. */
 typedef struct clq_plan {
     clq_program *prog;
-    cl_mem keys;
+    cl_mem keys, values; /* values NULL for keys alone */
     cl_uint count;
     cl_uint seq_cap, leaf_cap;
     unsigned code_bits;

@@ -85,6 +85,7 @@ const char *clqsort_status_string(clqsort_status status)
     case CLQSORT_ERROR_OUT_OF_MEMORY: return "out of memory";
     case CLQSORT_ERROR_OPENCL: return "OpenCL error";
     case CLQSORT_ERROR_INTERNAL: return "internal error";
+    case CLQSORT_ERROR_OVERLAPPING_BUFFERS: return "keys and values overlap";
     }
     return "unknown status";
 }
@@ -558,6 +559,8 @@ void clqsort_release(clqsort_context *ctx)
     clq_release_programs(ctx);
     if (ctx->scratch)
         clReleaseMemObject(ctx->scratch);
+    if (ctx->scratch_values)
+        clReleaseMemObject(ctx->scratch_values);
     if (ctx->lists)
         clReleaseMemObject(ctx->lists);
     if (ctx->leaves)

@@ -40,9 +40,10 @@ static clqsort_status check_kernel(clqsort_context *ctx, cl_kernel k, const char
     return CLQSORT_SUCCESS;
 }
 
-static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int descending, clq_program *p)
+static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int descending, unsigned value_bytes,
+                            clq_program *p)
 {
-    const unsigned kb = clq_key_bytes(type);
+    const unsigned kb = clq_key_bytes(type) + value_bytes;
     clq_tuning_for_device(ctx, kb, &p->tuning);
     clqsort_status s = clq_tuning_from_env(ctx, kb, &p->tuning);
     if (s != CLQSORT_SUCCESS)
@@ -50,9 +51,10 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
     const clq_tuning *t = &p->tuning;
     char options[1024];
     snprintf(options, sizeof options,
-             "-D%s%s%s -DCLQ_GQ_WG=%u -DCLQ_GQ_K=%u -DCLQ_LQ_WG=%u -DCLQ_LQ_MAX=%u -DCLQ_BITONIC_MAX=%u "
+             "-D%s%s%s%s -DCLQ_GQ_WG=%u -DCLQ_GQ_K=%u -DCLQ_LQ_WG=%u -DCLQ_LQ_MAX=%u -DCLQ_BITONIC_MAX=%u "
              "-DCLQ_FILL_CHUNK=%u -DCLQ_RL_WG=%u",
              key_defines[type], descending ? " -DCLQ_DESCENDING" : "",
+             value_bytes == 8 ? " -DCLQ_VALUE_BYTES=8" : value_bytes == 4 ? " -DCLQ_VALUE_BYTES=4" : "",
              ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? " -cl-std=CL2.0 -DCLQ_DEVICE_ENQUEUE" : "",
              t->gq_wg, t->gq_k, t->lq_wg, t->lq_max, t->bitonic_max, t->fill_chunk, t->rl_wg);
 
@@ -81,7 +83,7 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
         if ((s = check_kernel(ctx, *kernels[i].k, kernels[i].name, kernels[i].wg)) != CLQSORT_SUCCESS)
             return s;
         for (int a = 0; a < kernels[i].nscalars; a++)
-            if ((err = clSetKernelArg(*kernels[i].k, 5u + (cl_uint)a /* after the five buffers */,
+            if ((err = clSetKernelArg(*kernels[i].k, 7u + (cl_uint)a /* after the seven buffers */,
                                       sizeof(cl_uint), &kernels[i].scalars[a])) != CL_SUCCESS)
                 return clq_fail_cl(ctx, "clSetKernelArg", err);
     }
@@ -99,11 +101,12 @@ static void release_program(clq_program *p)
     memset(p, 0, sizeof *p);
 }
 
-clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int descending, clq_program **out)
+clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int descending, unsigned value_bytes,
+                               clq_program **out)
 {
-    clq_program *p = &ctx->programs[(int)type * 2 + (descending ? 1 : 0)];
+    clq_program *p = &ctx->programs[((int)type * 2 + (descending ? 1 : 0)) * 3 + (int)(value_bytes / 4)];
     if (!p->lqsort) {
-        clqsort_status s = build(ctx, type, descending, p);
+        clqsort_status s = build(ctx, type, descending, value_bytes, p);
         if (s != CLQSORT_SUCCESS) {
             release_program(p);
             return s;

@@ -3,9 +3,62 @@
 
 #include <string.h>
 
-/* Every check runs before anything is enqueued, so a refused call leaves the buffer unchanged. */
-static clqsort_status validate(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type,
-                               unsigned flags)
+/* The checks of one buffer argument: a read-write buffer of this context holding `bytes`. */
+static clqsort_status check_buffer(clqsort_context *ctx, cl_mem m, const char *name, size_t count, size_t elem_bytes)
+{
+    if (!m)
+        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "clqsort: %s is NULL", name);
+    cl_mem_object_type mtype;
+    cl_context mctx;
+    cl_mem_flags mflags;
+    size_t msize;
+    cl_int err = clGetMemObjectInfo(m, CL_MEM_TYPE, sizeof mtype, &mtype, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof mctx, &mctx, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof mflags, &mflags, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof msize, &msize, NULL);
+    if (err != CL_SUCCESS)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_BUFFER, "clGetMemObjectInfo on %s failed with %s (%d)", name,
+                        clq_cl_error_name(err), (int)err);
+    if (mtype != CL_MEM_OBJECT_BUFFER)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_BUFFER, "%s is a memory object of type 0x%x, not a buffer", name,
+                        (unsigned)mtype);
+    if (mctx != ctx->context)
+        return clq_fail(ctx, CLQSORT_ERROR_WRONG_CONTEXT,
+                        "%s was created in another OpenCL context than the one of this clqsort context "
+                        "(use clqsort_cl_context() or clqsort_create_with_queue())",
+                        name);
+    if (mflags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY))
+        return clq_fail(ctx, CLQSORT_ERROR_BUFFER_ACCESS, "%s was created with %s; sorting needs CL_MEM_READ_WRITE", name,
+                        (mflags & CL_MEM_READ_ONLY) ? "CL_MEM_READ_ONLY" : "CL_MEM_WRITE_ONLY");
+    if (count > msize / elem_bytes)
+        return clq_fail(ctx, CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER,
+                        "%zu %s of %zu bytes need %zu bytes, but the buffer holds %zu (CL_MEM_SIZE)", count, name,
+                        elem_bytes, count * elem_bytes, msize);
+    return CLQSORT_SUCCESS;
+}
+
+/* The byte range of m inside its outermost buffer, to find overlapping sub-buffers. */
+static void extent_of(cl_mem m, size_t bytes, cl_mem *root, size_t *begin, size_t *end)
+{
+    size_t offset = 0, off;
+    cl_mem parent = NULL;
+    *root = m;
+    while (clGetMemObjectInfo(*root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) == CL_SUCCESS &&
+           parent) {
+        if (clGetMemObjectInfo(*root, CL_MEM_OFFSET, sizeof off, &off, NULL) == CL_SUCCESS)
+            offset += off;
+        *root = parent;
+    }
+    *begin = offset;
+    *end = offset + bytes;
+}
+
+/* Every check runs before anything is enqueued, so a refused call leaves the buffers unchanged. */
+static clqsort_status validate(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count, clqsort_key_type type,
+                               size_t value_bytes, unsigned flags)
 {
     if (!keys)
         return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "clqsort_sort: keys is NULL");
@@ -14,6 +67,9 @@ static clqsort_status validate(clqsort_context *ctx, cl_mem keys, size_t count, 
     if (flags & ~CLQSORT_DESCENDING)
         return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_sort: unknown flags 0x%x",
                         flags & ~CLQSORT_DESCENDING);
+    if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT,
+                        "clqsort_sort_pairs: value_size %zu; values are 4 or 8 bytes", value_bytes);
     if (clq_key_bytes(type) == 8 && !ctx->has_int64_atomics)
         return clq_fail(ctx, CLQSORT_ERROR_UNSUPPORTED_TYPE,
                         "64-bit keys need cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics, which "
@@ -22,36 +78,18 @@ static clqsort_status validate(clqsort_context *ctx, cl_mem keys, size_t count, 
     if (count > CLQSORT_MAX_COUNT)
         return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE, "count %zu exceeds CLQSORT_MAX_COUNT (%zu)", count,
                         CLQSORT_MAX_COUNT);
-
-    cl_mem_object_type mtype;
-    cl_context mctx;
-    cl_mem_flags mflags;
-    size_t msize;
-    cl_int err = clGetMemObjectInfo(keys, CL_MEM_TYPE, sizeof mtype, &mtype, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetMemObjectInfo(keys, CL_MEM_CONTEXT, sizeof mctx, &mctx, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetMemObjectInfo(keys, CL_MEM_FLAGS, sizeof mflags, &mflags, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetMemObjectInfo(keys, CL_MEM_SIZE, sizeof msize, &msize, NULL);
-    if (err != CL_SUCCESS)
-        return clq_fail(ctx, CLQSORT_ERROR_INVALID_BUFFER, "clGetMemObjectInfo on keys failed with %s (%d)",
-                        clq_cl_error_name(err), (int)err);
-    if (mtype != CL_MEM_OBJECT_BUFFER)
-        return clq_fail(ctx, CLQSORT_ERROR_INVALID_BUFFER, "keys is a memory object of type 0x%x, not a buffer",
-                        (unsigned)mtype);
-    if (mctx != ctx->context)
-        return clq_fail(ctx, CLQSORT_ERROR_WRONG_CONTEXT,
-                        "keys was created in another OpenCL context than the one of this clqsort context "
-                        "(use clqsort_cl_context() or clqsort_create_with_queue())");
-    if (mflags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY))
-        return clq_fail(ctx, CLQSORT_ERROR_BUFFER_ACCESS, "keys was created with %s; sorting needs CL_MEM_READ_WRITE",
-                        (mflags & CL_MEM_READ_ONLY) ? "CL_MEM_READ_ONLY" : "CL_MEM_WRITE_ONLY");
-    const size_t need = count * clq_key_bytes(type);
-    if (need > msize)
-        return clq_fail(ctx, CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER,
-                        "%zu keys of %u bytes need %zu bytes, but the buffer holds %zu (CL_MEM_SIZE)", count,
-                        clq_key_bytes(type), need, msize);
+    clqsort_status s = check_buffer(ctx, keys, "keys", count, clq_key_bytes(type));
+    if (s != CLQSORT_SUCCESS || !value_bytes)
+        return s;
+    if ((s = check_buffer(ctx, values, "values", count, value_bytes)) != CLQSORT_SUCCESS)
+        return s;
+    cl_mem kroot, vroot;
+    size_t kb, ke, vb, ve;
+    extent_of(keys, count * clq_key_bytes(type), &kroot, &kb, &ke);
+    extent_of(values, count * value_bytes, &vroot, &vb, &ve);
+    if (keys == values || (kroot == vroot && kb < ve && vb < ke && count > 0))
+        return clq_fail(ctx, CLQSORT_ERROR_OVERLAPPING_BUFFERS,
+                        "keys and values share memory (bytes %zu..%zu and %zu..%zu of one buffer)", kb, ke, vb, ve);
     return CLQSORT_SUCCESS;
 }
 
@@ -96,11 +134,12 @@ static void capacities(const clq_tuning *t, size_t n, unsigned code_bits, size_t
     *leaf_cap = leaves < n ? leaves : n;
 }
 
-clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type, unsigned flags)
+static clqsort_status sort(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count, clqsort_key_type type,
+                           size_t value_bytes, unsigned flags)
 {
     if (!ctx)
         return clq_fail(NULL, CLQSORT_ERROR_NULL_CONTEXT, "clqsort_sort: ctx is NULL");
-    clqsort_status s = validate(ctx, keys, count, type, flags);
+    clqsort_status s = validate(ctx, keys, values, count, type, value_bytes, flags);
     if (s != CLQSORT_SUCCESS)
         return s;
     memset(&ctx->stats, 0, sizeof ctx->stats);
@@ -109,9 +148,11 @@ clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clq
 
     clq_plan plan;
     memset(&plan, 0, sizeof plan);
-    if ((s = clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, &plan.prog)) != CLQSORT_SUCCESS)
+    s = clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, &plan.prog);
+    if (s != CLQSORT_SUCCESS)
         return s;
     plan.keys = keys;
+    plan.values = value_bytes ? values : NULL;
     plan.count = (cl_uint)count;
     plan.code_bits = clq_code_bits(type);
     size_t seq_cap, leaf_cap;
@@ -121,6 +162,8 @@ clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clq
 
     const size_t code_bytes = plan.code_bits / 8;
     if ((s = ensure_buffer(ctx, &ctx->scratch, &ctx->scratch_bytes, count * clq_key_bytes(type), "scratch")) ||
+        (value_bytes && (s = ensure_buffer(ctx, &ctx->scratch_values, &ctx->scratch_values_bytes,
+                                           count * value_bytes, "value scratch"))) ||
         (s = ensure_buffer(ctx, &ctx->lists, &ctx->lists_bytes, 2 * seq_cap * CLQ_SEQ_RECORD_BYTES(code_bytes),
                            "work list")) ||
         (s = ensure_buffer(ctx, &ctx->leaves, &ctx->leaves_bytes, leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes),
@@ -134,25 +177,40 @@ clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clq
     return ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, &plan) : clq_run_host_loop(ctx, &plan);
 }
 
+clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type, unsigned flags)
+{
+    return sort(ctx, keys, NULL, count, type, 0, flags);
+}
+
+clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count,
+                                  clqsort_key_type key_type, size_t value_size, unsigned flags)
+{
+    if (ctx && value_size == 0)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_sort_pairs: value_size 0; values are 4 or 8 bytes");
+    return sort(ctx, keys, values, count, key_type, value_size, flags);
+}
+
 /* ---- shared by the execution paths ------------------------------------------------------ */
 
 /* Buffer arguments change with every sort (the caller's keys); the scalar ones were set when
  * the program was built. */
-static cl_int set_buffer_args(const clqsort_context *ctx, const clq_program *p, cl_mem keys)
+static cl_int set_buffer_args(const clqsort_context *ctx, const clq_plan *plan)
 {
-    const cl_kernel with_lists[] = {p->gqsort[0], p->gqsort[1], p->relauncher[0], p->relauncher[1], p->relauncher[2]};
+    const clq_program *p = plan->prog;
+    const cl_mem svals = plan->values ? ctx->scratch_values : NULL;
+    const cl_kernel all[] = {p->gqsort[0], p->gqsort[1], p->relauncher[0], p->relauncher[1], p->relauncher[2], p->lqsort};
     cl_int err = CL_SUCCESS;
-    for (size_t i = 0; i < sizeof with_lists / sizeof with_lists[0]; i++) {
-        err |= clSetKernelArg(with_lists[i], 0, sizeof(cl_mem), &keys);
-        err |= clSetKernelArg(with_lists[i], 1, sizeof(cl_mem), &ctx->scratch);
-        err |= clSetKernelArg(with_lists[i], 2, sizeof(cl_mem), &ctx->lists);
-        err |= clSetKernelArg(with_lists[i], 3, sizeof(cl_mem), &ctx->leaves);
-        err |= clSetKernelArg(with_lists[i], 4, sizeof(cl_mem), &ctx->status);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        cl_uint a = 0;
+        err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &plan->keys);
+        err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->scratch);
+        err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &plan->values);
+        err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &svals);
+        if (all[i] != p->lqsort)
+            err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->lists);
+        err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->leaves);
+        err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->status);
     }
-    err |= clSetKernelArg(p->lqsort, 0, sizeof(cl_mem), &keys);
-    err |= clSetKernelArg(p->lqsort, 1, sizeof(cl_mem), &ctx->scratch);
-    err |= clSetKernelArg(p->lqsort, 2, sizeof(cl_mem), &ctx->leaves);
-    err |= clSetKernelArg(p->lqsort, 3, sizeof(cl_mem), &ctx->status);
     return err;
 }
 
@@ -181,7 +239,7 @@ clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
     cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->status, CL_FALSE, 0, sizeof ctx->status_host, st, 0, NULL, NULL);
     if (err != CL_SUCCESS)
         return clq_fail_cl(ctx, "clEnqueueWriteBuffer(status)", err);
-    if ((err = set_buffer_args(ctx, plan->prog, plan->keys)) != CL_SUCCESS)
+    if ((err = set_buffer_args(ctx, plan)) != CL_SUCCESS)
         return clq_fail_cl(ctx, "clSetKernelArg", err);
     return CLQSORT_SUCCESS;
 }

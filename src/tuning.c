@@ -91,7 +91,7 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->groups_per_cu = 1;
 }
 
-void clq_tuning_for_device(const clqsort_context *ctx, unsigned key_bytes, clq_tuning *out)
+void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *out)
 {
     const size_t n = sizeof table / sizeof table[0];
     size_t i = 0;
@@ -100,16 +100,16 @@ void clq_tuning_for_device(const clqsort_context *ctx, unsigned key_bytes, clq_t
             vendor_matches(ctx->platform_vendor, table[i].vendor))
             break;
     *out = table[i].t;
-    if (key_bytes == 8) /* the same local memory holds half the keys */
-        out->lq_max /= 2;
-    fit_to_device(ctx, key_bytes, out);
+    /* the same local memory holds fewer keys when they are wider or carry values */
+    out->lq_max = floor_pow2((size_t)out->lq_max * 4 / elem_bytes);
+    fit_to_device(ctx, elem_bytes, out);
 }
 
 static int is_pow2(unsigned v) { return v && !(v & (v - 1)); }
 
 /* CLQSORT_TUNING="gq_wg=64,gq_k=4,lq_max=256,...": overrides for tests and tuning runs, applied
  * over the table's entry and then fitted to the device like it. */
-clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned key_bytes, clq_tuning *t)
+clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, clq_tuning *t)
 {
     const char *env = getenv("CLQSORT_TUNING");
     if (!env || !*env)
@@ -142,6 +142,6 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned key_bytes, clq
         *fields[i].field = (unsigned)v;
         p = *end ? end + 1 : end;
     }
-    fit_to_device(ctx, key_bytes, t);
+    fit_to_device(ctx, elem_bytes, t);
     return CLQSORT_SUCCESS;
 }

@@ -147,6 +147,107 @@ static void generate(clqsort_key_type t, tu_dist d, unsigned char *out, size_t n
     free(low);
 }
 
+/* Sorts n keys with their indices as values (value_size 4 or 8) on the device; checks order, and
+ * that each output pair (key, index) was an input pair and every index comes out once. */
+static void check_pairs(clqsort_context *ctx, clqsort_key_type t, int desc, size_t vsize, const unsigned char *in,
+                        size_t n, const char *what)
+{
+    const size_t w = width_of(t);
+    cl_context c = clqsort_cl_context(ctx);
+    cl_command_queue q = clqsort_cl_queue(ctx);
+    unsigned char *vals = malloc(n * vsize + 8), *outk = malloc(n * w + 8), *outv = malloc(n * vsize + 8);
+    unsigned char *seen = calloc(n + 1, 1);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = i;
+        memcpy(vals + i * vsize, &v, vsize); /* little-endian: the low bytes */
+    }
+    cl_int err;
+    cl_mem kb = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * w, (void *)in, &err);
+    cl_mem vb = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * vsize, vals, &err);
+    clqsort_status s = clqsort_sort_pairs(ctx, kb, vb, n, t, vsize, desc ? CLQSORT_DESCENDING : 0);
+    CHECK(s == CLQSORT_SUCCESS, "pairs %s %zu-byte values %s: %s", type_names[t], vsize, what, clqsort_last_error(ctx));
+    clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * w, outk, 0, NULL, NULL);
+    clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * vsize, outv, 0, NULL, NULL);
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++) {
+        uint64_t v = 0;
+        memcpy(&v, outv + i * vsize, vsize);
+        if (v >= n || seen[v] || memcmp(outk + i * w, in + v * w, w)) {
+            ok = 0;
+            CHECK(0, "pairs %s %zu-byte values %s: output %zu (value %llu) was not an input pair or repeats", type_names[t],
+                  vsize, what, i, (unsigned long long)v);
+        } else {
+            seen[v] = 1;
+        }
+        if (ok && i > 0) {
+            uint64_t a = code_of(t, outk + (i - 1) * w), b = code_of(t, outk + i * w);
+            if (desc ? a < b : a > b) {
+                ok = 0;
+                CHECK(0, "pairs %s %s: out of order at %zu", type_names[t], what, i);
+            }
+        }
+    }
+    if (ok)
+        CHECK(1, "pairs");
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
+    free(vals), free(outk), free(outv), free(seen);
+}
+
+/* Bad input of the key-value call: its own status each, both buffers unchanged. */
+static void check_pairs_refusals(clqsort_context *ctx)
+{
+    enum { N = 1000 };
+    uint32_t k[N], v[2 * N], back[2 * N];
+    for (int i = 0; i < N; i++)
+        k[i] = (uint32_t)(N - i) * 2654435761u, v[i] = (uint32_t)i, v[N + i] = 7;
+    cl_context c = clqsort_cl_context(ctx);
+    cl_command_queue q = clqsort_cl_queue(ctx);
+    cl_int err;
+    cl_mem kb = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof k, k, &err);
+    cl_mem vb = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof v, v, &err);
+    struct { cl_mem values; size_t count, vsize; clqsort_status want; const char *word; } cases[] = {
+        {vb, N, 3, CLQSORT_ERROR_INVALID_ARGUMENT, "value_size"},
+        {vb, N, 0, CLQSORT_ERROR_INVALID_ARGUMENT, "value_size"},
+        {kb, N, 4, CLQSORT_ERROR_OVERLAPPING_BUFFERS, "share memory"},
+        {NULL, N, 4, CLQSORT_ERROR_NULL_BUFFER, "values is NULL"},
+        {vb, N + 1, 4, CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER, "keys"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        clqsort_status s = clqsort_sort_pairs(ctx, kb, cases[i].values, cases[i].count, CLQSORT_KEY_UINT32, cases[i].vsize, 0);
+        CHECK(s == cases[i].want, "pairs refusal %zu: status %d, expected %d", i, s, cases[i].want);
+        CHECK(strstr(clqsort_last_error(ctx), cases[i].word) != NULL, "pairs refusal %zu message: %s", i,
+              clqsort_last_error(ctx));
+    }
+    /* 8-byte values: N of them need the whole values buffer, N + 1 do not fit */
+    CHECK(clqsort_sort_pairs(ctx, kb, vb, N, CLQSORT_KEY_UINT32, 8, 0) == CLQSORT_SUCCESS, "8-byte values fit: %s",
+          clqsort_last_error(ctx));
+    clEnqueueWriteBuffer(q, kb, CL_TRUE, 0, sizeof k, k, 0, NULL, NULL);
+    clEnqueueWriteBuffer(q, vb, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL);
+    /* overlapping sub-buffers of one parent (offsets at a multiple of the device's alignment) */
+    cl_uint align_bits = 0;
+    clGetDeviceInfo(clqsort_cl_device(ctx), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+    size_t align = align_bits / 8 ? align_bits / 8 : 4;
+    if (align <= sizeof v / 4) {
+        cl_buffer_region r1 = {0, sizeof v / 2}, r2 = {align, sizeof v / 2};
+        cl_mem s1 = clCreateSubBuffer(vb, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r1, &err);
+        cl_mem s2 = clCreateSubBuffer(vb, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r2, &err);
+        CHECK(s1 && s2, "sub-buffers: %d", (int)err);
+        if (s1 && s2) {
+            clqsort_status s = clqsort_sort_pairs(ctx, s1, s2, N / 2, CLQSORT_KEY_UINT32, 4, 0);
+            CHECK(s == CLQSORT_ERROR_OVERLAPPING_BUFFERS, "overlapping sub-buffers: status %d", s);
+            clReleaseMemObject(s1);
+            clReleaseMemObject(s2);
+        }
+    }
+    clEnqueueReadBuffer(q, kb, CL_TRUE, 0, sizeof k, back, 0, NULL, NULL);
+    CHECK(!memcmp(back, k, sizeof k), "keys unchanged after refusals");
+    clEnqueueReadBuffer(q, vb, CL_TRUE, 0, sizeof v, back, 0, NULL, NULL);
+    CHECK(!memcmp(back, v, sizeof v), "values unchanged after refusals");
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
+}
+
 int main(int argc, char **argv)
 {
     (void)argv;
@@ -193,6 +294,30 @@ int main(int argc, char **argv)
             }
         }
     }
+    /* key-value sorts: every type with 4-byte values, and 8-byte values for a 32- and a 64-bit
+     * type, both orders; sizes around the phase-two limit and above it */
+    static const size_t pair_sizes[] = {2, 5, 300, 1500, 5000, 70000};
+    for (int t = 0; t < 6; t++) {
+        const clqsort_key_type type = (clqsort_key_type)t;
+        for (size_t vs = 4; vs <= 8; vs += 4) {
+            if (vs == 8 && type != CLQSORT_KEY_FLOAT && type != CLQSORT_KEY_INT64)
+                continue;
+            for (int desc = 0; desc < 2; desc++)
+                for (size_t si = 0; si < sizeof pair_sizes / sizeof pair_sizes[0]; si++)
+                    for (int d = 0; d < TU_DIST_COUNT; d++) {
+                        const size_t n = pair_sizes[si];
+                        if (n > 2000 && d != TU_UNIFORM && d != TU_FEW_2 && d != TU_ALL_EQUAL && d != TU_MANY_DUPLICATES)
+                            continue;
+                        char what[96];
+                        snprintf(what, sizeof what, "%s n=%zu %s", desc ? "descending" : "ascending", n,
+                                 tu_dist_name((tu_dist)d));
+                        generate(type, (tu_dist)d, in, n, 77 * t + d + si);
+                        check_pairs(ctx, type, desc, vs, in, n, what);
+                    }
+        }
+    }
+    check_pairs_refusals(ctx);
+
     /* host-array errors */
     CHECK(clqsort_sort_host(ctx, NULL, 10, CLQSORT_KEY_UINT32, 0) == CLQSORT_ERROR_NULL_BUFFER, "NULL host array");
     CHECK(clqsort_sort_host(NULL, in, 10, CLQSORT_KEY_UINT32, 0) == CLQSORT_ERROR_NULL_CONTEXT, "NULL context");
