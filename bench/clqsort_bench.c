@@ -10,6 +10,8 @@
  *   --runs N       timed runs per case (default: iterations, 5)
  *   --warmup N     untimed runs first (default 1; the first also builds the kernels)
  *   --csv FILE     append one line per case
+ *   --type T       key type: uint32 (default), int32, float, uint64, int64, double
+ *   --values B     sort pairs: B-byte values (4 or 8) set to each key's index, moved with the keys
  *   --no-qsort     skip the CPU qsort reference timing (the reference sort still verifies)
  * Times: "device" is the sort alone, input restored from a device copy before each run and not
  * timed; "transfers" is writing the keys to the device and reading them back, timed apart.
@@ -52,7 +54,7 @@ static void usage(void)
 {
     puts("usage: clqsort-bench [iterations] [cpu|gpu|accelerator|all] [vendor] [width] [height]\n"
          "                     [show_CL|no_show_CL] [--n LIST] [--dist LIST|all] [--runs N]\n"
-         "                     [--warmup N] [--csv FILE] [--no-qsort] [--help]\n"
+         "                     [--warmup N] [--csv FILE] [--type T] [--values 4|8] [--no-qsort] [--help]\n"
          "Sorts width*height random uint32 keys (default 2048*2048) with clqsort on the chosen OpenCL\n"
          "device (default: CLQSORT_* environment, else the first GPU, else the first device), verifies\n"
          "every run against a CPU reference sort, and prints per-run and median times beside qsort.\n"
@@ -96,6 +98,8 @@ int main(int argc, char **argv)
     int iterations = 5, warmup = 1, show = 0, numbers = 0, no_qsort = 0;
     size_t width = 2048, height = 2048;
     const char *n_list = NULL, *dist_list = "uniform", *csv_path = NULL;
+    clqsort_key_type type = CLQSORT_KEY_UINT32;
+    size_t vsize = 0;
     clqsort_options opt;
     clqsort_options_init(&opt);
 
@@ -114,6 +118,22 @@ int main(int argc, char **argv)
             warmup = atoi(argv[++a]);
         } else if (!strcmp(s, "--csv") && a + 1 < argc) {
             csv_path = argv[++a];
+        } else if (!strcmp(s, "--type") && a + 1 < argc) {
+            const char *name = argv[++a];
+            int t = 0;
+            while (t < 6 && strcmp(tu_type_names[t], name))
+                t++;
+            if (t == 6) {
+                fprintf(stderr, "unknown type %s (uint32, int32, float, uint64, int64, double)\n", name);
+                return 2;
+            }
+            type = (clqsort_key_type)t;
+        } else if (!strcmp(s, "--values") && a + 1 < argc) {
+            vsize = (size_t)atoi(argv[++a]);
+            if (vsize != 4 && vsize != 8) {
+                fprintf(stderr, "--values takes 4 or 8\n");
+                return 2;
+            }
         } else if (!strcmp(s, "--no-qsort")) {
             no_qsort = 1;
         } else if (s[0] == '-') {
@@ -199,29 +219,38 @@ int main(int argc, char **argv)
     }
 
     int failures = 0;
+    const size_t w = tu_width_of(type);
     for (int si = 0; si < nsizes; si++) {
         const size_t n = sizes[si];
-        uint32_t *keys = malloc((n ? n : 1) * 4), *ref = malloc((n ? n : 1) * 4), *out = malloc((n ? n : 1) * 4);
-        if (!keys || !ref || !out) {
+        unsigned char *keys = malloc(n * w + 8), *ref = malloc(n * w + 8), *out = malloc(n * w + 8);
+        unsigned char *vals = malloc(n * 8 + 8), *outv = malloc(n * 8 + 8), *seen = malloc(n + 1);
+        if (!keys || !ref || !out || !vals || !outv || !seen) {
             fprintf(stderr, "out of host memory for %zu keys\n", n);
             return 2;
         }
+        for (size_t i = 0; i < n && vsize; i++) {
+            uint64_t v = i;
+            memcpy(vals + i * vsize, &v, vsize);
+        }
         for (int di = 0; di < ndists; di++) {
             const tu_dist d = (tu_dist)dists[di];
-            tu_generate(d, keys, n, 12345 + n);
-            memcpy(ref, keys, n * 4);
+            tu_generate_typed(type, d, keys, n, 12345 + n);
+            memcpy(ref, keys, n * w);
             double t0 = now_ms();
-            qsort(ref, n, 4, cmp_u32);
-            double qsort_ms = now_ms() - t0;
-            if (no_qsort)
-                qsort_ms = 0;
+            if (type == CLQSORT_KEY_UINT32)
+                qsort(ref, n, 4, cmp_u32); /* the CPU reference the article compares with */
+            else
+                tu_sort_typed(type, 0, ref, n);
+            double qsort_ms = no_qsort ? 0 : now_ms() - t0;
 
             cl_int err;
             cl_context c = clqsort_cl_context(ctx);
             cl_command_queue q = clqsort_cl_queue(ctx);
-            cl_mem src = clCreateBuffer(c, CL_MEM_READ_WRITE, (n ? n : 1) * 4, NULL, &err);
-            cl_mem work = clCreateBuffer(c, CL_MEM_READ_WRITE, (n ? n : 1) * 4, NULL, &err);
-            if (!src || !work) {
+            cl_mem src = clCreateBuffer(c, CL_MEM_READ_WRITE, n * w + 8, NULL, &err);
+            cl_mem work = clCreateBuffer(c, CL_MEM_READ_WRITE, n * w + 8, NULL, &err);
+            cl_mem vsrc = vsize ? clCreateBuffer(c, CL_MEM_READ_WRITE, n * vsize + 8, NULL, &err) : NULL;
+            cl_mem vwork = vsize ? clCreateBuffer(c, CL_MEM_READ_WRITE, n * vsize + 8, NULL, &err) : NULL;
+            if (!src || !work || (vsize && (!vsrc || !vwork))) {
                 fprintf(stderr, "clCreateBuffer for %zu keys failed: %d\n", n, (int)err);
                 return 2;
             }
@@ -229,23 +258,45 @@ int main(int argc, char **argv)
             double *xfer_ms = malloc(sizeof(double) * (size_t)iterations);
             int ok_runs = 0;
             clqsort_stats stats = {0};
+            char why[256] = "";
             for (int r = -warmup; r < iterations; r++) {
                 /* transfers, timed apart from the sort */
                 double x0 = now_ms();
-                clEnqueueWriteBuffer(q, src, CL_TRUE, 0, n * 4, keys, 0, NULL, NULL);
+                clEnqueueWriteBuffer(q, src, CL_TRUE, 0, n * w, keys, 0, NULL, NULL);
+                if (vsize)
+                    clEnqueueWriteBuffer(q, vsrc, CL_TRUE, 0, n * vsize, vals, 0, NULL, NULL);
                 double x1 = now_ms();
-                clEnqueueCopyBuffer(q, src, work, 0, 0, n * 4, 0, NULL, NULL);
+                clEnqueueCopyBuffer(q, src, work, 0, 0, n * w + 8, 0, NULL, NULL);
+                if (vsize)
+                    clEnqueueCopyBuffer(q, vsrc, vwork, 0, 0, n * vsize + 8, 0, NULL, NULL);
                 clFinish(q);
                 double s0 = now_ms();
-                clqsort_status s = clqsort_sort(ctx, work, n, CLQSORT_KEY_UINT32, 0);
+                clqsort_status s = vsize ? clqsort_sort_pairs(ctx, work, vwork, n, type, vsize, 0)
+                                         : clqsort_sort(ctx, work, n, type, 0);
                 clFinish(q);
                 double s1 = now_ms();
                 double x2 = now_ms();
-                clEnqueueReadBuffer(q, work, CL_TRUE, 0, n * 4, out, 0, NULL, NULL);
+                clEnqueueReadBuffer(q, work, CL_TRUE, 0, n * w, out, 0, NULL, NULL);
+                if (vsize)
+                    clEnqueueReadBuffer(q, vwork, CL_TRUE, 0, n * vsize, outv, 0, NULL, NULL);
                 double x3 = now_ms();
-                int ok = s == CLQSORT_SUCCESS && !memcmp(out, ref, n * 4);
-                if (s != CLQSORT_SUCCESS)
+                int ok = s == CLQSORT_SUCCESS;
+                if (!ok)
                     fprintf(stderr, "sort failed: %s\n", clqsort_last_error(ctx));
+                else if (type == CLQSORT_KEY_UINT32 && !vsize)
+                    ok = !memcmp(out, ref, n * w);
+                else
+                    ok = tu_verify_typed(type, 0, keys, out, n, why, sizeof why);
+                if (ok && vsize) { /* every (key, index) pair came from the input, each index once */
+                    memset(seen, 0, n + 1);
+                    for (size_t i = 0; i < n && ok; i++) {
+                        uint64_t v = 0;
+                        memcpy(&v, outv + i * vsize, vsize);
+                        ok = v < n && !seen[v] && !memcmp(out + i * w, keys + v * w, w);
+                        if (ok)
+                            seen[v] = 1;
+                    }
+                }
                 if (r < 0)
                     continue;
                 clqsort_get_stats(ctx, &stats);
@@ -263,27 +314,30 @@ int main(int argc, char **argv)
                 if (dev_ms[r] < min_ms)
                     min_ms = dev_ms[r];
             double med = median(dev_ms, iterations), xmed = median(xfer_ms, iterations);
-            printf("n=%zu %s: median %.3f ms (%.1f Mkeys/s), min %.3f ms, transfers %.3f ms; qsort %.3f ms "
+            printf("n=%zu %s %s%s: median %.3f ms (%.1f Mkeys/s), min %.3f ms, transfers %.3f ms; %s %.3f ms "
                    "(%.1fx); levels %u, launches %u, round trips %u; %d/%d runs verified\n",
-                   n, tu_dist_name(d), med, med > 0 ? n / med / 1e3 : 0.0, min_ms, xmed, qsort_ms,
-                   med > 0 ? qsort_ms / med : 0.0, stats.phase_one_levels, stats.kernel_launches,
+                   n, tu_type_names[type], tu_dist_name(d), vsize ? (vsize == 4 ? " +4B values" : " +8B values") : "",
+                   med, med > 0 ? n / med / 1e3 : 0.0, min_ms, xmed, type == CLQSORT_KEY_UINT32 ? "qsort" : "CPU sort",
+                   qsort_ms, med > 0 ? qsort_ms / med : 0.0, stats.phase_one_levels, stats.kernel_launches,
                    stats.host_round_trips, ok_runs, iterations);
             fflush(stdout);
             fprintf(stderr, "[%d/%d sizes] n=%zu %s done\n", si + 1, nsizes, n, tu_dist_name(d));
             if (csv)
-                fprintf(csv, "clqsort,\"%s\",%s,uint32,%s,%zu,%d,%.4f,%.4f,%.4f,%.2f,%.3f,%u,%u,%u,%d\n",
+                fprintf(csv, "clqsort,\"%s\",%s,%s%s,%s,%zu,%d,%.4f,%.4f,%.4f,%.2f,%.3f,%u,%u,%u,%d\n",
                         info.device_name, info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop",
-                        tu_dist_name(d), n, iterations, med, min_ms, xmed, med > 0 ? n / med / 1e3 : 0.0, qsort_ms,
-                        stats.phase_one_levels, stats.kernel_launches, stats.host_round_trips,
-                        ok_runs == iterations);
+                        tu_type_names[type], vsize ? (vsize == 4 ? "+u32" : "+u64") : "", tu_dist_name(d), n,
+                        iterations, med, min_ms, xmed, med > 0 ? n / med / 1e3 : 0.0, qsort_ms,
+                        stats.phase_one_levels, stats.kernel_launches, stats.host_round_trips, ok_runs == iterations);
             free(dev_ms);
             free(xfer_ms);
             clReleaseMemObject(src);
             clReleaseMemObject(work);
+            if (vsize) {
+                clReleaseMemObject(vsrc);
+                clReleaseMemObject(vwork);
+            }
         }
-        free(keys);
-        free(ref);
-        free(out);
+        free(keys), free(ref), free(out), free(vals), free(outv), free(seen);
     }
     if (csv)
         fclose(csv);

@@ -3,7 +3,9 @@
  * clqsort_sort_host: the distributions of test_sort mapped to each type, plus each type's edge
  * values (INT_MIN/INT_MAX, 0/UINT_MAX, +-0.0, +-inf, NaNs of several payloads and both signs,
  * denormals, FLT_MAX/DBL_MAX). The reference is a CPU sort by the documented total order; the
- * output must be in that order and hold exactly the input's bit patterns.
+ * output must be in that order and hold exactly the input's bit patterns. Key-value sorts (4- and
+ * 8-byte values, set to each key's index) are checked so that every output pair existed in the
+ * input; their bad input (value size, overlapping or short buffers) must be refused, unchanged.
  */
 #include "test_util.h"
 
@@ -12,147 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const type_names[] = {"uint32", "int32", "float", "uint64", "int64", "double"};
-
-static size_t width_of(clqsort_key_type t) { return t >= CLQSORT_KEY_UINT64 ? 8 : 4; }
-
-/* The order of README.md as an unsigned code (the same mapping as the kernels, written again
- * here on purpose: the test must not share the library's code). */
-static uint64_t code_of(clqsort_key_type t, const unsigned char *p)
-{
-    uint64_t u;
-    if (width_of(t) == 4) {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        u = v;
-    } else {
-        memcpy(&u, p, 8);
-    }
-    const int bits = (int)width_of(t) * 8;
-    const uint64_t sign = (uint64_t)1 << (bits - 1), mask = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
-    switch (t) {
-    case CLQSORT_KEY_INT32:
-    case CLQSORT_KEY_INT64:
-        return u ^ sign;
-    case CLQSORT_KEY_FLOAT:
-    case CLQSORT_KEY_DOUBLE: {
-        /* NaN: exponent all ones, mantissa not zero -> above everything, sign ignored */
-        const uint64_t exp_mask = bits == 32 ? 0x7f800000u : 0x7ff0000000000000ull;
-        const uint64_t man_mask = bits == 32 ? 0x007fffffu : 0x000fffffffffffffull;
-        if ((u & exp_mask) == exp_mask && (u & man_mask))
-            return mask; /* every NaN ties at the top; the check below then ignores their order */
-        return (u & sign) ? (~u & mask) : (u | sign);
-    }
-    default:
-        return u;
-    }
-}
-
-static clqsort_key_type cmp_type;
-static int cmp_desc;
-static int cmp_keys(const void *a, const void *b)
-{
-    uint64_t x = code_of(cmp_type, a), y = code_of(cmp_type, b);
-    int r = (x > y) - (x < y);
-    if (r == 0) /* ties (NaNs, equal values): by raw bits, so two multisets compare byte-equal */
-        r = memcmp(a, b, width_of(cmp_type));
-    return cmp_desc ? -r : r;
-}
-
-/* out must be ordered by code, and out sorted by (code, bits) must equal in sorted the same way. */
-static int verify(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out, size_t n,
-                  char *why, size_t why_size)
-{
-    const size_t w = width_of(t);
-    for (size_t i = 1; i < n; i++) {
-        uint64_t a = code_of(t, out + (i - 1) * w), b = code_of(t, out + i * w);
-        if (desc ? a < b : a > b) {
-            snprintf(why, why_size, "out of order at %zu", i);
-            return 0;
-        }
-    }
-    unsigned char *x = malloc(n * w + 1), *y = malloc(n * w + 1);
-    memcpy(x, in, n * w);
-    memcpy(y, out, n * w);
-    cmp_type = t;
-    cmp_desc = desc;
-    qsort(x, n, w, cmp_keys);
-    qsort(y, n, w, cmp_keys);
-    int same = !memcmp(x, y, n * w);
-    if (!same)
-        snprintf(why, why_size, "not a permutation of the input bit patterns");
-    free(x);
-    free(y);
-    return same;
-}
-
-/* Each type's edge values as raw bit patterns. */
-static size_t edges(clqsort_key_type t, unsigned char *out)
-{
-    size_t n = 0;
-#define PUT(T, v) do { T tmp_ = (v); memcpy(out + n * sizeof(T), &tmp_, sizeof(T)); n++; } while (0)
-    switch (t) {
-    case CLQSORT_KEY_UINT32: PUT(uint32_t, 0); PUT(uint32_t, 1); PUT(uint32_t, UINT32_MAX); PUT(uint32_t, 0x80000000u); break;
-    case CLQSORT_KEY_INT32: PUT(int32_t, INT32_MIN); PUT(int32_t, INT32_MAX); PUT(int32_t, 0); PUT(int32_t, -1); PUT(int32_t, 1); break;
-    case CLQSORT_KEY_UINT64: PUT(uint64_t, 0); PUT(uint64_t, UINT64_MAX); PUT(uint64_t, 1ull << 63); PUT(uint64_t, UINT32_MAX); break;
-    case CLQSORT_KEY_INT64: PUT(int64_t, INT64_MIN); PUT(int64_t, INT64_MAX); PUT(int64_t, 0); PUT(int64_t, -1); break;
-    case CLQSORT_KEY_FLOAT: {
-        static const uint32_t bits[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u,
-                                        0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu, 0x00000001u, 0x80000001u,
-                                        0x007fffffu, 0x7f7fffffu, 0xff7fffffu, 0x3f800000u, 0xbf800000u};
-        for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
-            PUT(uint32_t, bits[i]);
-        break;
-    }
-    case CLQSORT_KEY_DOUBLE: {
-        static const uint64_t bits[] = {0, 1ull << 63, 0x7ff0000000000000ull, 0xfff0000000000000ull,
-                                        0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
-                                        0xfff0000000000001ull, 0x7fffffffffffffffull, 0xffffffffffffffffull, 1,
-                                        0x8000000000000001ull, 0x7fefffffffffffffull, 0xffefffffffffffffull,
-                                        0x3ff0000000000000ull, 0xbff0000000000000ull};
-        for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
-            PUT(uint64_t, bits[i]);
-        break;
-    }
-    }
-#undef PUT
-    return n;
-}
-
-/* A test_util distribution mapped to the type: integers keep the shape, floats become values of
- * both signs around zero, 64-bit keys carry random low halves. Edge values are sprinkled in. */
-static void generate(clqsort_key_type t, tu_dist d, unsigned char *out, size_t n, uint64_t seed)
-{
-    uint32_t *base = malloc((n + 1) * 4), *low = malloc((n + 1) * 4);
-    tu_generate(d, base, n, seed);
-    tu_generate(TU_UNIFORM, low, n, seed + 1);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t v = base[i];
-        switch (t) {
-        case CLQSORT_KEY_UINT32: memcpy(out + 4 * i, &v, 4); break;
-        case CLQSORT_KEY_INT32: { int32_t x = (int32_t)(v ^ 0x80000000u); memcpy(out + 4 * i, &x, 4); break; }
-        case CLQSORT_KEY_FLOAT: { float f = ((float)v - 2147483648.0f) / 1024.0f; memcpy(out + 4 * i, &f, 4); break; }
-        case CLQSORT_KEY_UINT64: { uint64_t x = ((uint64_t)v << 32) | (d == TU_ALL_EQUAL ? 7 : low[i] % 4096); memcpy(out + 8 * i, &x, 8); break; }
-        case CLQSORT_KEY_INT64: { int64_t x = (int64_t)((((uint64_t)v << 32) | (d == TU_ALL_EQUAL ? 7 : low[i] % 4096)) ^ (1ull << 63)); memcpy(out + 8 * i, &x, 8); break; }
-        case CLQSORT_KEY_DOUBLE: { double x = ((double)v - 2147483648.0) * 1e-3 + (d == TU_ALL_EQUAL ? 0 : low[i] * 1e-9); memcpy(out + 8 * i, &x, 8); break; }
-        }
-    }
-    if (d == TU_UNIFORM && n >= 64) { /* edge values at spread positions, some repeated */
-        unsigned char e[32 * 8];
-        size_t ne = edges(t, e), w = width_of(t);
-        for (size_t k = 0; k < 3 * ne && k < n / 4; k++)
-            memcpy(out + ((k * 7919) % n) * w, e + (k % ne) * w, w);
-    }
-    free(base);
-    free(low);
-}
-
 /* Sorts n keys with their indices as values (value_size 4 or 8) on the device; checks order, and
  * that each output pair (key, index) was an input pair and every index comes out once. */
 static void check_pairs(clqsort_context *ctx, clqsort_key_type t, int desc, size_t vsize, const unsigned char *in,
                         size_t n, const char *what)
 {
-    const size_t w = width_of(t);
+    const size_t w = tu_width_of(t);
     cl_context c = clqsort_cl_context(ctx);
     cl_command_queue q = clqsort_cl_queue(ctx);
     unsigned char *vals = malloc(n * vsize + 8), *outk = malloc(n * w + 8), *outv = malloc(n * vsize + 8);
@@ -165,7 +32,7 @@ static void check_pairs(clqsort_context *ctx, clqsort_key_type t, int desc, size
     cl_mem kb = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * w, (void *)in, &err);
     cl_mem vb = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * vsize, vals, &err);
     clqsort_status s = clqsort_sort_pairs(ctx, kb, vb, n, t, vsize, desc ? CLQSORT_DESCENDING : 0);
-    CHECK(s == CLQSORT_SUCCESS, "pairs %s %zu-byte values %s: %s", type_names[t], vsize, what, clqsort_last_error(ctx));
+    CHECK(s == CLQSORT_SUCCESS, "pairs %s %zu-byte values %s: %s", tu_type_names[t], vsize, what, clqsort_last_error(ctx));
     clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * w, outk, 0, NULL, NULL);
     clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * vsize, outv, 0, NULL, NULL);
     int ok = 1;
@@ -174,16 +41,16 @@ static void check_pairs(clqsort_context *ctx, clqsort_key_type t, int desc, size
         memcpy(&v, outv + i * vsize, vsize);
         if (v >= n || seen[v] || memcmp(outk + i * w, in + v * w, w)) {
             ok = 0;
-            CHECK(0, "pairs %s %zu-byte values %s: output %zu (value %llu) was not an input pair or repeats", type_names[t],
+            CHECK(0, "pairs %s %zu-byte values %s: output %zu (value %llu) was not an input pair or repeats", tu_type_names[t],
                   vsize, what, i, (unsigned long long)v);
         } else {
             seen[v] = 1;
         }
         if (ok && i > 0) {
-            uint64_t a = code_of(t, outk + (i - 1) * w), b = code_of(t, outk + i * w);
+            uint64_t a = tu_code_of(t, outk + (i - 1) * w), b = tu_code_of(t, outk + i * w);
             if (desc ? a < b : a > b) {
                 ok = 0;
-                CHECK(0, "pairs %s %s: out of order at %zu", type_names[t], what, i);
+                CHECK(0, "pairs %s %s: out of order at %zu", tu_type_names[t], what, i);
             }
         }
     }
@@ -259,36 +126,36 @@ int main(int argc, char **argv)
     char why[256];
     for (int t = 0; t < 6; t++) {
         const clqsort_key_type type = (clqsort_key_type)t;
-        const size_t w = width_of(type);
+        const size_t w = tu_width_of(type);
         for (int desc = 0; desc < 2; desc++) {
             const unsigned flags = desc ? CLQSORT_DESCENDING : 0;
             /* the edge values alone, repeated */
             unsigned char e[32 * 8];
-            size_t ne = edges(type, e), n = 0;
+            size_t ne = tu_edges(type, e), n = 0;
             for (; n < 200; n++)
                 memcpy(in + n * w, e + ((n * 5) % ne) * w, w);
             memcpy(out, in, n * w);
             clqsort_status s = clqsort_sort_host(ctx, out, n, type, flags);
             if (s == CLQSORT_ERROR_UNSUPPORTED_TYPE && w == 8) {
                 /* a device without 64-bit atomics: the refusal must say why, and nothing else is checked */
-                CHECK(strstr(clqsort_last_error(ctx), "int64") != NULL, "%s: %s", type_names[t], clqsort_last_error(ctx));
-                printf("note: %s keys not supported by this device: %s\n", type_names[t], clqsort_last_error(ctx));
+                CHECK(strstr(clqsort_last_error(ctx), "int64") != NULL, "%s: %s", tu_type_names[t], clqsort_last_error(ctx));
+                printf("note: %s keys not supported by this device: %s\n", tu_type_names[t], clqsort_last_error(ctx));
                 break;
             }
-            CHECK(s == CLQSORT_SUCCESS, "%s edges: %s", type_names[t], clqsort_last_error(ctx));
-            CHECK(verify(type, desc, in, out, n, why, sizeof why), "%s %s edges: %s", type_names[t],
+            CHECK(s == CLQSORT_SUCCESS, "%s edges: %s", tu_type_names[t], clqsort_last_error(ctx));
+            CHECK(tu_verify_typed(type, desc, in, out, n, why, sizeof why), "%s %s edges: %s", tu_type_names[t],
                   desc ? "descending" : "ascending", why);
             for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
                 for (int d = 0; d < TU_DIST_COUNT; d++) {
                     n = sizes[si];
                     if (n > 5000 && !large && d != TU_UNIFORM && d != TU_FEW_2 && d != TU_SORTED)
                         continue;
-                    generate(type, (tu_dist)d, in, n, 1000 * t + 10 * d + si);
+                    tu_generate_typed(type, (tu_dist)d, in, n, 1000 * t + 10 * d + si);
                     memcpy(out, in, n * w);
                     s = clqsort_sort_host(ctx, out, n, type, flags);
-                    CHECK(s == CLQSORT_SUCCESS, "%s n=%zu %s: %s", type_names[t], n, tu_dist_name((tu_dist)d),
+                    CHECK(s == CLQSORT_SUCCESS, "%s n=%zu %s: %s", tu_type_names[t], n, tu_dist_name((tu_dist)d),
                           clqsort_last_error(ctx));
-                    CHECK(verify(type, desc, in, out, n, why, sizeof why), "%s %s n=%zu %s: %s", type_names[t],
+                    CHECK(tu_verify_typed(type, desc, in, out, n, why, sizeof why), "%s %s n=%zu %s: %s", tu_type_names[t],
                           desc ? "descending" : "ascending", n, tu_dist_name((tu_dist)d), why);
                 }
             }
@@ -311,7 +178,7 @@ int main(int argc, char **argv)
                         char what[96];
                         snprintf(what, sizeof what, "%s n=%zu %s", desc ? "descending" : "ascending", n,
                                  tu_dist_name((tu_dist)d));
-                        generate(type, (tu_dist)d, in, n, 77 * t + d + si);
+                        tu_generate_typed(type, (tu_dist)d, in, n, 77 * t + d + si);
                         check_pairs(ctx, type, desc, vs, in, n, what);
                     }
         }

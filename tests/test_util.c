@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,3 +168,147 @@ clqsort_status tu_sort_host(clqsort_context *ctx, const uint32_t *keys, size_t n
     clReleaseMemObject(buf);
     return s;
 }
+
+/* ---- typed keys ---- */
+
+const char *const tu_type_names[] = {"uint32", "int32", "float", "uint64", "int64", "double"};
+
+size_t tu_width_of(clqsort_key_type t) { return t >= CLQSORT_KEY_UINT64 ? 8 : 4; }
+
+/* The order of README.md as an unsigned code (the same mapping as the kernels, written again
+ * here on purpose: the test must not share the library's code). */
+uint64_t tu_code_of(clqsort_key_type t, const unsigned char *p)
+{
+    uint64_t u;
+    if (tu_width_of(t) == 4) {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        u = v;
+    } else {
+        memcpy(&u, p, 8);
+    }
+    const int bits = (int)tu_width_of(t) * 8;
+    const uint64_t sign = (uint64_t)1 << (bits - 1), mask = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
+    switch (t) {
+    case CLQSORT_KEY_INT32:
+    case CLQSORT_KEY_INT64:
+        return u ^ sign;
+    case CLQSORT_KEY_FLOAT:
+    case CLQSORT_KEY_DOUBLE: {
+        /* NaN: exponent all ones, mantissa not zero -> above everything, sign ignored */
+        const uint64_t exp_mask = bits == 32 ? 0x7f800000u : 0x7ff0000000000000ull;
+        const uint64_t man_mask = bits == 32 ? 0x007fffffu : 0x000fffffffffffffull;
+        if ((u & exp_mask) == exp_mask && (u & man_mask))
+            return mask; /* every NaN ties at the top; the check below then ignores their order */
+        return (u & sign) ? (~u & mask) : (u | sign);
+    }
+    default:
+        return u;
+    }
+}
+
+static clqsort_key_type cmp_type;
+static int cmp_desc;
+static int cmp_typed(const void *a, const void *b)
+{
+    uint64_t x = tu_code_of(cmp_type, a), y = tu_code_of(cmp_type, b);
+    int r = (x > y) - (x < y);
+    if (r == 0) /* ties (NaNs, equal values): by raw bits, so two multisets compare byte-equal */
+        r = memcmp(a, b, tu_width_of(cmp_type));
+    return cmp_desc ? -r : r;
+}
+
+void tu_sort_typed(clqsort_key_type t, int desc, void *keys, size_t n)
+{
+    cmp_type = t;
+    cmp_desc = desc;
+    qsort(keys, n, tu_width_of(t), cmp_typed);
+}
+
+/* Each type's edge values as raw bit patterns. */
+size_t tu_edges(clqsort_key_type t, unsigned char *out)
+{
+    size_t n = 0;
+#define PUT(T, v) do { T tmp_ = (v); memcpy(out + n * sizeof(T), &tmp_, sizeof(T)); n++; } while (0)
+    switch (t) {
+    case CLQSORT_KEY_UINT32: PUT(uint32_t, 0); PUT(uint32_t, 1); PUT(uint32_t, UINT32_MAX); PUT(uint32_t, 0x80000000u); break;
+    case CLQSORT_KEY_INT32: PUT(int32_t, INT32_MIN); PUT(int32_t, INT32_MAX); PUT(int32_t, 0); PUT(int32_t, -1); PUT(int32_t, 1); break;
+    case CLQSORT_KEY_UINT64: PUT(uint64_t, 0); PUT(uint64_t, UINT64_MAX); PUT(uint64_t, 1ull << 63); PUT(uint64_t, UINT32_MAX); break;
+    case CLQSORT_KEY_INT64: PUT(int64_t, INT64_MIN); PUT(int64_t, INT64_MAX); PUT(int64_t, 0); PUT(int64_t, -1); break;
+    case CLQSORT_KEY_FLOAT: {
+        static const uint32_t bits[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u,
+                                        0x7f800001u, 0xff800001u, 0x7fffffffu, 0xffffffffu, 0x00000001u, 0x80000001u,
+                                        0x007fffffu, 0x7f7fffffu, 0xff7fffffu, 0x3f800000u, 0xbf800000u};
+        for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+            PUT(uint32_t, bits[i]);
+        break;
+    }
+    case CLQSORT_KEY_DOUBLE: {
+        static const uint64_t bits[] = {0, 1ull << 63, 0x7ff0000000000000ull, 0xfff0000000000000ull,
+                                        0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
+                                        0xfff0000000000001ull, 0x7fffffffffffffffull, 0xffffffffffffffffull, 1,
+                                        0x8000000000000001ull, 0x7fefffffffffffffull, 0xffefffffffffffffull,
+                                        0x3ff0000000000000ull, 0xbff0000000000000ull};
+        for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+            PUT(uint64_t, bits[i]);
+        break;
+    }
+    }
+#undef PUT
+    return n;
+}
+
+/* A test_util distribution mapped to the type: integers keep the shape, floats become values of
+ * both signs around zero, 64-bit keys carry random low halves. Edge values are sprinkled in. */
+void tu_generate_typed(clqsort_key_type t, tu_dist d, unsigned char *out, size_t n, uint64_t seed)
+{
+    uint32_t *base = malloc((n + 1) * 4), *low = malloc((n + 1) * 4);
+    tu_generate(d, base, n, seed);
+    tu_generate(TU_UNIFORM, low, n, seed + 1);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = base[i];
+        switch (t) {
+        case CLQSORT_KEY_UINT32: memcpy(out + 4 * i, &v, 4); break;
+        case CLQSORT_KEY_INT32: { int32_t x = (int32_t)(v ^ 0x80000000u); memcpy(out + 4 * i, &x, 4); break; }
+        case CLQSORT_KEY_FLOAT: { float f = ((float)v - 2147483648.0f) / 1024.0f; memcpy(out + 4 * i, &f, 4); break; }
+        case CLQSORT_KEY_UINT64: { uint64_t x = ((uint64_t)v << 32) | (d == TU_ALL_EQUAL ? 7 : low[i] % 4096); memcpy(out + 8 * i, &x, 8); break; }
+        case CLQSORT_KEY_INT64: { int64_t x = (int64_t)((((uint64_t)v << 32) | (d == TU_ALL_EQUAL ? 7 : low[i] % 4096)) ^ (1ull << 63)); memcpy(out + 8 * i, &x, 8); break; }
+        case CLQSORT_KEY_DOUBLE: { double x = ((double)v - 2147483648.0) * 1e-3 + (d == TU_ALL_EQUAL ? 0 : low[i] * 1e-9); memcpy(out + 8 * i, &x, 8); break; }
+        }
+    }
+    if (d == TU_UNIFORM && n >= 64) { /* edge values at spread positions, some repeated */
+        unsigned char e[32 * 8];
+        size_t ne = tu_edges(t, e), w = tu_width_of(t);
+        for (size_t k = 0; k < 3 * ne && k < n / 4; k++)
+            memcpy(out + ((k * 7919) % n) * w, e + (k % ne) * w, w);
+    }
+    free(base);
+    free(low);
+}
+
+
+/* out must be ordered by code, and out sorted by (code, bits) must equal in sorted the same way. */
+int tu_verify_typed(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out, size_t n,
+                  char *why, size_t why_size)
+{
+    const size_t w = tu_width_of(t);
+    for (size_t i = 1; i < n; i++) {
+        uint64_t a = tu_code_of(t, out + (i - 1) * w), b = tu_code_of(t, out + i * w);
+        if (desc ? a < b : a > b) {
+            snprintf(why, why_size, "out of order at %zu", i);
+            return 0;
+        }
+    }
+    unsigned char *x = malloc(n * w + 1), *y = malloc(n * w + 1);
+    memcpy(x, in, n * w);
+    memcpy(y, out, n * w);
+    tu_sort_typed(t, desc, x, n);
+    tu_sort_typed(t, desc, y, n);
+    int same = !memcmp(x, y, n * w);
+    if (!same)
+        snprintf(why, why_size, "not a permutation of the input bit patterns");
+    free(x);
+    free(y);
+    return same;
+}
+

@@ -47,4 +47,21 @@ clqsort_context *tu_create_or_die(void);
  * out. Returns the sort's status. */
 clqsort_status tu_sort_host(clqsort_context *ctx, const uint32_t *keys, size_t n, uint32_t *out);
 
+/* ---- keys of every type (raw little-endian bytes) ---- */
+extern const char *const tu_type_names[];
+size_t tu_width_of(clqsort_key_type t);
+/* The documented order as an unsigned code (NaNs all equal, above everything); written apart
+ * from the library's kernels on purpose. */
+uint64_t tu_code_of(clqsort_key_type t, const unsigned char *key);
+/* CPU reference sort by (code, raw bits); reversed for desc. */
+void tu_sort_typed(clqsort_key_type t, int desc, void *keys, size_t n);
+/* 1 if out[0, n) is in the order (descending if desc) and holds exactly the bit patterns of
+ * in[0, n); else 0 with the reason in why. */
+int tu_verify_typed(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out, size_t n,
+                    char *why, size_t why_size);
+/* The type's edge values into out (at most 32); returns how many. */
+size_t tu_edges(clqsort_key_type t, unsigned char *out);
+/* A distribution mapped to the type, with the edge values sprinkled into uniform input. */
+void tu_generate_typed(clqsort_key_type t, tu_dist d, unsigned char *out, size_t n, uint64_t seed);
+
 #endif
