@@ -56,6 +56,10 @@ struct clqsort_context {
     cl_uint status_host[CLQ_ST_WORDS];
 
     clqsort_stats stats;
+    /* CLQSORT_PROFILE=1: events of the host's launches, summed per kernel after each sort */
+    int profile;
+    cl_event events[256];
+    unsigned nevents;
     char error[8192];
 };
 

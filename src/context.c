@@ -461,6 +461,8 @@ static clqsort_status finish_create(clqsort_context *ctx, clqsort_path wanted, c
         clqsort_release(ctx);
         return s;
     }
+    const char *profile = getenv("CLQSORT_PROFILE");
+    ctx->profile = profile && *profile && *profile != '0';
     *out = ctx;
     return CLQSORT_SUCCESS;
 }

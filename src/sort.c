@@ -1,6 +1,8 @@
 /* sort.c - clqsort_sort: validation, record capacities, scratch memory, dispatch to a path. */
 #include "clqsort_internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The checks of one buffer argument: a read-write buffer of this context holding `bytes`. */
@@ -218,7 +220,35 @@ cl_int clq_launch(clqsort_context *ctx, cl_kernel k, size_t groups, size_t wg)
 {
     size_t global = groups * wg;
     ctx->stats.kernel_launches++;
-    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL);
+    cl_event *ev = ctx->profile && ctx->nevents < 256 ? &ctx->events[ctx->nevents++] : NULL;
+    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, ev);
+}
+
+/* Prints the device time of the last sort per kernel, from the launches' profiling events. */
+static void print_profile(clqsort_context *ctx, const clq_plan *plan)
+{
+    const char *names[3] = {"gqsort_kernel", "relauncher_kernel", "lqsort_kernel"};
+    double ms[3] = {0, 0, 0};
+    unsigned count[3] = {0, 0, 0};
+    cl_ulong first = 0, last = 0;
+    for (unsigned i = 0; i < ctx->nevents; i++) {
+        cl_ulong t0 = 0, t1 = 0;
+        clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+        clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+        /* the host loop's order: relauncher (root), then gqsort and relauncher per level, lqsort */
+        const int kind = i == 0 ? 1 : i == ctx->nevents - 1 ? 2 : i % 2 == 1 ? 0 : 1;
+        ms[kind] += (double)(t1 - t0) * 1e-6;
+        count[kind]++;
+        if (i == 0)
+            first = t0;
+        last = t1;
+        clReleaseEvent(ctx->events[i]);
+    }
+    fprintf(stderr, "clqsort profile n=%u: first launch to last end %.3f ms;", plan->count, (double)(last - first) * 1e-6);
+    for (int i = 0; i < 3; i++)
+        fprintf(stderr, " %s %u x %.3f ms;", names[i], count[i], ms[i]);
+    fprintf(stderr, "\n");
+    ctx->nevents = 0;
 }
 
 cl_int clq_read_status(clqsort_context *ctx, size_t words)
@@ -278,6 +308,8 @@ clqsort_status clqsort_sort_host(clqsort_context *ctx, void *keys, size_t count,
 
 clqsort_status clq_finish_status(clqsort_context *ctx, const clq_plan *plan)
 {
+    if (ctx->profile && ctx->nevents)
+        print_profile(ctx, plan);
     const cl_uint *st = ctx->status_host;
     ctx->stats.phase_one_levels = st[CLQ_ST_LEVELS];
     ctx->stats.phase_two_records = st[CLQ_ST_LEAVES];

@@ -26,8 +26,13 @@ static const tuning_entry table[] = {
     /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys */
     {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 4096, 1024, 16384, 256, 8}},
     {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 2048, 512, 16384, 256, 8}},
-    /* CPUs: small groups (a work-group runs on one core), quicksort rather than bitonic work */
-    {CL_DEVICE_TYPE_CPU, "", {64, 32, 64, 4096, 64, 16384, 64, 8}},
+    /* Intel's CPU runtime runs work-items in SIMD lanes: wide groups (2^20 keys on 2 cores:
+     * 43 ms device enqueue, 99 ms host loop; with the generic CPU shape 78 and 83 ms) */
+    {CL_DEVICE_TYPE_CPU, "intel", {64, 32, 64, 4096, 64, 16384, 64, 8}},
+    /* CPUs: a work-group runs on one core, so phase two runs best as one work-item per sequence
+     * (a plain quicksort on local memory; pocl 3.1 at 2^22 keys: 499 ms against 893 ms with
+     * 64-item groups) and phase one with narrow groups and long rows of keys */
+    {CL_DEVICE_TYPE_CPU, "", {16, 64, 1, 4096, 16, 16384, 64, 8}},
     {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 1024, 256, 8192, 64, 4}},
 };
 
