@@ -15,7 +15,9 @@ if [ ! -f "$lib/libintelocl.so" ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
     python3 -m venv "$dir/venv"
   fi
-  "$dir/venv/bin/pip" install -q --disable-pip-version-check intel-opencl-rt intel-cmplr-lib-rt >&2
+  # pinned: the versions CI was verified with (OpenCL 3.1, device enqueue, collectives)
+  "$dir/venv/bin/pip" install -q --disable-pip-version-check intel-opencl-rt==2026.2.0 \
+    intel-cmplr-lib-rt==2026.2.0 >&2
 fi
 test -f "$lib/libintelocl.so" || { echo "intel-runtime: $lib/libintelocl.so missing after install" >&2; exit 1; }
 mkdir -p "$dir/vendors"
