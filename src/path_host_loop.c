@@ -4,14 +4,12 @@
  * relauncher_kernel(init) emits the root; then each phase-one level is gqsort_kernel over a fixed
  * grid (its groups take the level's blocks in turn, so the host need not know how many there
  * are) followed by relauncher_kernel, which prepares the next level on the device. The host only
- * needs to know when no long sequence is left: it enqueues levels in batches and reads four
+ * needs to know when no long sequence is left: it enqueues levels in batches and reads five
  * status words after each batch. The first batch is as long as uniform keys need
  * (log2(n / lq_max) levels); later batches grow. A level with no work costs two empty launches.
  * At most code_bits levels exist (clqsort_common.h), which bounds the loop.
  */
 #include "clqsort_internal.h"
-
-#include <stdio.h>
 
 /* One phase-one level: partition the current list (parity), prepare the next (parity ^ 1). */
 static cl_int enqueue_level(clqsort_context *ctx, const clq_program *p, unsigned parity, size_t gq_groups)
