@@ -10,6 +10,7 @@
  *   --runs N       timed runs per case (default: iterations, 5)
  *   --warmup N     untimed runs first (default 1; the first also builds the kernels)
  *   --csv FILE     append one line per case
+ *   --json FILE    write every case as one object of a JSON array
  *   --type T       key type: uint32 (default), int32, float, uint64, int64, double
  *   --values B     sort pairs: B-byte values (4 or 8) set to each key's index, moved with the keys
  *   --no-qsort     skip the CPU qsort reference timing (the reference sort still verifies)
@@ -54,7 +55,7 @@ static void usage(void)
 {
     puts("usage: clqsort-bench [iterations] [cpu|gpu|accelerator|all] [vendor] [width] [height]\n"
          "                     [show_CL|no_show_CL] [--n LIST] [--dist LIST|all] [--runs N]\n"
-         "                     [--warmup N] [--csv FILE] [--type T] [--values 4|8] [--no-qsort] [--help]\n"
+         "                     [--warmup N] [--csv FILE] [--json FILE] [--type T] [--values 4|8] [--no-qsort] [--help]\n"
          "Sorts width*height random uint32 keys (default 2048*2048) with clqsort on the chosen OpenCL\n"
          "device (default: CLQSORT_* environment, else the first GPU, else the first device), verifies\n"
          "every run against a CPU reference sort, and prints per-run and median times beside qsort.\n"
@@ -97,7 +98,7 @@ int main(int argc, char **argv)
 {
     int iterations = 5, warmup = 1, show = 0, numbers = 0, no_qsort = 0;
     size_t width = 2048, height = 2048;
-    const char *n_list = NULL, *dist_list = "uniform", *csv_path = NULL;
+    const char *n_list = NULL, *dist_list = "uniform", *csv_path = NULL, *json_path = NULL;
     clqsort_key_type type = CLQSORT_KEY_UINT32;
     size_t vsize = 0;
     clqsort_options opt;
@@ -118,6 +119,8 @@ int main(int argc, char **argv)
             warmup = atoi(argv[++a]);
         } else if (!strcmp(s, "--csv") && a + 1 < argc) {
             csv_path = argv[++a];
+        } else if (!strcmp(s, "--json") && a + 1 < argc) {
+            json_path = argv[++a];
         } else if (!strcmp(s, "--type") && a + 1 < argc) {
             const char *name = argv[++a];
             int t = 0;
@@ -218,6 +221,16 @@ int main(int argc, char **argv)
                          "levels,launches,round_trips,verified\n");
     }
 
+    FILE *json = NULL;
+    if (json_path) {
+        json = fopen(json_path, "w");
+        if (!json) {
+            perror(json_path);
+            return 2;
+        }
+        fputs("[\n", json);
+    }
+    int json_rows = 0;
     int failures = 0;
     const size_t w = tu_width_of(type);
     for (int si = 0; si < nsizes; si++) {
@@ -328,6 +341,16 @@ int main(int argc, char **argv)
                         tu_type_names[type], vsize ? (vsize == 4 ? "+u32" : "+u64") : "", tu_dist_name(d), n,
                         iterations, med, min_ms, xmed, med > 0 ? n / med / 1e3 : 0.0, qsort_ms,
                         stats.phase_one_levels, stats.kernel_launches, stats.host_round_trips, ok_runs == iterations);
+            if (json)
+                fprintf(json,
+                        "%s  {\"library\": \"clqsort\", \"device\": \"%s\", \"path\": \"%s\", \"type\": \"%s\", "
+                        "\"values\": %zu, \"dist\": \"%s\", \"n\": %zu, \"runs\": %d, \"median_ms\": %.4f, "
+                        "\"min_ms\": %.4f, \"transfer_ms\": %.4f, \"cpu_sort_ms\": %.3f, \"levels\": %u, "
+                        "\"launches\": %u, \"round_trips\": %u, \"verified_runs\": %d}",
+                        json_rows++ ? ",\n" : "", info.device_name,
+                        info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop", tu_type_names[type],
+                        vsize, tu_dist_name(d), n, iterations, med, min_ms, xmed, qsort_ms, stats.phase_one_levels,
+                        stats.kernel_launches, stats.host_round_trips, ok_runs);
             free(dev_ms);
             free(xfer_ms);
             clReleaseMemObject(src);
@@ -341,6 +364,10 @@ int main(int argc, char **argv)
     }
     if (csv)
         fclose(csv);
+    if (json) {
+        fputs("\n]\n", json);
+        fclose(json);
+    }
     clqsort_release(ctx);
     if (failures)
         fprintf(stderr, "%d runs gave wrong output\n", failures);
