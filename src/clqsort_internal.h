@@ -59,6 +59,7 @@ struct clqsort_context {
     /* CLQSORT_PROFILE=1: events of the host's launches, summed per kernel after each sort */
     int profile;
     cl_event events[256];
+    cl_kernel event_kernels[256]; /* the kernel each event timed */
     unsigned nevents;
     char error[8192];
 };

@@ -2,7 +2,6 @@
 #include "clqsort_internal.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The checks of one buffer argument: a read-write buffer of this context holding `bytes`. */
@@ -220,7 +219,11 @@ cl_int clq_launch(clqsort_context *ctx, cl_kernel k, size_t groups, size_t wg)
 {
     size_t global = groups * wg;
     ctx->stats.kernel_launches++;
-    cl_event *ev = ctx->profile && ctx->nevents < 256 ? &ctx->events[ctx->nevents++] : NULL;
+    cl_event *ev = NULL;
+    if (ctx->profile && ctx->nevents < 256) {
+        ctx->event_kernels[ctx->nevents] = k;
+        ev = &ctx->events[ctx->nevents++];
+    }
     return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, ev);
 }
 
@@ -235,8 +238,9 @@ static void print_profile(clqsort_context *ctx, const clq_plan *plan)
         cl_ulong t0 = 0, t1 = 0;
         clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
         clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-        /* the host loop's order: relauncher (root), then gqsort and relauncher per level, lqsort */
-        const int kind = i == 0 ? 1 : i == ctx->nevents - 1 ? 2 : i % 2 == 1 ? 0 : 1;
+        const cl_kernel k = ctx->event_kernels[i];
+        const clq_program *p = plan->prog;
+        const int kind = k == p->lqsort ? 2 : (k == p->gqsort[0] || k == p->gqsort[1]) ? 0 : 1;
         ms[kind] += (double)(t1 - t0) * 1e-6;
         count[kind]++;
         if (i == 0)
