@@ -8,6 +8,7 @@
  *   CLQ_VALUE_BYTES       optional (4 or 8): move a value along with every key
  *   CLQ_DEVICE_ENQUEUE    optional: OpenCL C 2.0 path (work-group collectives, enqueue_kernel)
  *   CLQ_GQ_WG, CLQ_GQ_K   phase one: work-group size and keys per work-item (block = product)
+ *   CLQ_GQ_WAYS           phase one: most buckets one pass splits a sequence into (power of 2)
  *   CLQ_LQ_WG             phase two: work-group size
  *   CLQ_LQ_MAX            phase two: longest sequence sorted by one work-group in local memory
  *   CLQ_BITONIC_MAX       phase two: ranges up to this length are finished by a bitonic network
@@ -16,11 +17,12 @@
  * All work-group sizes are powers of two; the host derives them from one tuning entry.
  *
  * Every comparison goes through an unsigned "code" with the wanted order: a bijection between
- * keys and codes, so a run of keys equal to the pivot can be rebuilt from the pivot's code
- * without losing a bit pattern. The pivot of a sequence is the middle of its code range,
- * lo + (hi - lo) / 2, and every child gets its exact code range back from the partition pass:
- * each level halves the range, so no input needs more than CLQ_CODE_BITS levels (phase one
- * and phase two together), and a range with lo == hi is finished.
+ * keys and codes, so a run of equal keys can be rebuilt from its code without losing a bit
+ * pattern. Pivots come from the code range [lo, hi] of a sequence, never from its keys: phase
+ * one splits the range into equal buckets (gqsort.cl), phase two at its middle, lo + (hi - lo) / 2
+ * (lqsort.cl); every piece gets its exact code range back from the partition, so each level
+ * takes at least one bit off the range, no input needs more than CLQ_CODE_BITS levels, and a
+ * range with lo == hi is finished.
  */
 
 /* ---- key types and codes ------------------------------------------------------------------ */
@@ -107,8 +109,9 @@ inline clq_key clq_from_code(clq_code c)
 }
 
 /* ---- values ---------------------------------------------------------------------------------
- * Keys alone are partitioned three ways: below the pivot, above it, and equal to it; the equal
- * ones are not moved but rebuilt from the pivot's code in the gap between the two sides. With
+ * Phase one moves every key to its bucket, with its value. Phase two partitions keys alone three
+ * ways: below the pivot, above it, and equal to it; the equal ones are not moved but rebuilt
+ * from the pivot's code in the gap between the two sides. With
  * values that is impossible (equal keys carry different values), so pairs are partitioned two
  * ways, codes <= pivot to the left: as lo <= pivot < hi, each side still gets at most half the
  * code range, and the depth bound stands. */
@@ -150,30 +153,42 @@ inline void clq_count_side(clq_code c, clq_code pivot, uint *nlt, uint *ngt, clq
 #if CLQ_CODE_BITS == 32
 #define clq_atomic_min_code(p, v) atomic_min((volatile __global uint *)(p), (v))
 #define clq_atomic_max_code(p, v) atomic_max((volatile __global uint *)(p), (v))
+#define clq_atomic_max_local(p, v) atomic_max((volatile __local uint *)(p), (v))
 #else
 #define clq_atomic_min_code(p, v) atom_min((volatile __global ulong *)(p), (v))
 #define clq_atomic_max_code(p, v) atom_max((volatile __global ulong *)(p), (v))
+#define clq_atomic_max_local(p, v) atom_max((volatile __local ulong *)(p), (v))
 #endif
 /* Reads a word other work-groups of this launch update atomically: a read-modify-write that
  * changes nothing returns the value every earlier atomic left there. */
 #define clq_atomic_read_u32(p) atomic_or((volatile __global uint *)(p), 0u)
-#define clq_atomic_read_min(p) clq_atomic_min_code((p), CLQ_CODE_MAX)
 #define clq_atomic_read_max(p) clq_atomic_max_code((p), (clq_code)0)
 
 /* ---- records ------------------------------------------------------------------------------ */
 
-/* A sequence in a phase-one work list. `lo`/`hi` is the exact code range of its keys; the
- * partition pass gathers the children's ranges and sizes in the atomic fields. */
+/* A sequence in a phase-one work list: keys [start, start + len) with codes in [lo, hi]
+ * (exact: the smallest and largest code present). relauncher_kernel fills in the rest. */
 typedef struct clq_seq {
     clq_code lo, hi;
-    clq_code lt_min, lt_max, gt_min, gt_max; /* atomic: code ranges of the two children */
-    uint start, len;                         /* keys [start, start + len) */
-    uint in_scratch;                         /* 1: keys are in the scratch buffer */
-    uint first_block;                        /* index of the sequence's first block */
-    uint lt_used, gt_used;                   /* atomic: keys reserved on each side */
-    uint blocks_done;                        /* atomic: ticket; the last block emits the children */
-    uint pad;
+    uint start, len;
+    uint in_scratch;  /* 1: keys are in the scratch buffer */
+    uint first_block; /* index of the sequence's first block in the level */
+    uint bucket_base; /* its 2^ways_log2 bucket records start here in the pool */
+    uint ways_log2;
+    uint shift;       /* bucket of code c: (c - lo) >> shift */
+    uint count_done;  /* atomic: tickets of the count pass; the last block emits the children */
+    uint sort_done;   /* atomic: tickets of the sort pass; the last block clears the buckets */
+    uint stay;        /* set by the count pass: one bucket holds every key, nothing moves */
 } clq_seq;
+
+/* One bucket of a sequence being partitioned. Every field is 0 between levels (the host clears
+ * the pool before a sort; the pass that last uses a record clears it). */
+typedef struct clq_bucket {
+    clq_code not_min; /* atomic max of ~code, so 0 means "no key yet" */
+    clq_code max;     /* atomic max of code */
+    uint count;       /* count pass: atomic key count; after it: where the bucket starts */
+    uint cursor;      /* sort pass: keys of the bucket placed so far (atomic) */
+} clq_bucket;
 
 /* A phase-two record: a short sequence to sort, or a run of equal keys to write. */
 typedef struct clq_leaf {
@@ -185,6 +200,7 @@ typedef struct clq_leaf {
 
 /* The host sizes its buffers from clqsort_shared.h; refuse to build if the layouts disagree. */
 typedef char clq_check_seq_size[(sizeof(clq_seq) == CLQ_SEQ_RECORD_BYTES(sizeof(clq_code))) ? 1 : -1];
+typedef char clq_check_bucket_size[(sizeof(clq_bucket) == CLQ_BUCKET_RECORD_BYTES(sizeof(clq_code))) ? 1 : -1];
 typedef char clq_check_leaf_size[(sizeof(clq_leaf) == CLQ_LEAF_RECORD_BYTES(sizeof(clq_code))) ? 1 : -1];
 
 #define CLQ_GQ_BLOCK (CLQ_GQ_WG * CLQ_GQ_K)
@@ -271,10 +287,12 @@ inline void clq_reduce_ranges(clq_code *ltmin, clq_code *ltmax, clq_code *gtmin,
 
 #ifdef CLQ_DEVICE_ENQUEUE
 /* Device-side launches, defined in relauncher.cl (the kernels' bodies call them). */
-void clq_after_gqsort(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves,
-                      __global uint *status, uint parity);
-void clq_enqueue_next(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves,
-                      __global uint *status, uint parity, uint nseq, uint blocks);
+void clq_after_gqcount(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
+                       __global clq_leaf *leaves, __global uint *status, uint parity);
+void clq_after_gqsort(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
+                      __global clq_leaf *leaves, __global uint *status, uint parity);
+void clq_enqueue_next(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
+                      __global clq_leaf *leaves, __global uint *status, uint parity, uint nseq, uint blocks);
 #endif
 
 /* Counts of keys below and above the pivot travel packed in one word through the scan:

@@ -19,6 +19,7 @@
 #define CLQ_ST_SEQ_CAP 7    /* input: capacity of each of the two work lists */
 #define CLQ_ST_LEAF_CAP 8   /* input: capacity of the phase-two list */
 #define CLQ_ST_LAUNCHES 9   /* device-enqueue path: kernels enqueued on the device */
+#define CLQ_ST_POOL_CAP 10  /* input: capacity of the bucket pool (records) */
 #define CLQ_ST_WORDS 16
 
 /* Error bits in status[CLQ_ST_ERROR]. */
@@ -27,13 +28,15 @@
 #define CLQ_ERR_DEPTH 4u
 #define CLQ_ERR_STACK 8u
 #define CLQ_ERR_ENQUEUE 16u
+#define CLQ_ERR_POOL_OVERFLOW 32u
 
 /* Flags of a phase-two record. */
 #define CLQ_LEAF_IN_SCRATCH 1u /* the keys are in the scratch buffer, not the caller's */
 #define CLQ_LEAF_FILL 2u       /* every key of the range equals `lo`: write it, read nothing */
 
 /* Record sizes in bytes for a key code of CODE_BYTES (4 or 8); the kernels check them. */
-#define CLQ_SEQ_RECORD_BYTES(CODE_BYTES) (6 * (CODE_BYTES) + 8 * 4)
+#define CLQ_SEQ_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 10 * 4)
+#define CLQ_BUCKET_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 2 * 4)
 #define CLQ_LEAF_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 4 * 4)
 
 #endif

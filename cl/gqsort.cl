@@ -1,46 +1,42 @@
 /*
  * gqsort.cl - phase one of GPU-Quicksort: many work-groups partition long sequences together.
  *
- * A launch works on the current work list (prepared by relauncher_kernel): every sequence is cut
- * into blocks of CLQ_GQ_BLOCK keys, and the groups of the launch take blocks in turn (a group may
- * take several, so the host can launch a fixed grid without knowing the block count). For a block:
- *   1. each work-item loads CLQ_GQ_K keys into registers and counts those below and above the
- *      pivot, with their code ranges;
- *   2. the counts are scanned in the group; one work-item reserves the group's space in the
- *      sequence with atomics on the sequence record (below-pivot keys from the left end, above-
- *      pivot keys from the right end) and folds the children's code ranges in with atomic min/max;
- *   3. the keys are grouped in local memory and written to the other buffer in contiguous runs;
- *   4. the group takes a ticket; the group with the last ticket emits the children and the run of
- *      keys equal to the pivot (the gap between the two sides), using only the atomic counters:
- *      no group reads keys another group wrote in this launch.
+ * A sequence is split around 2^w - 1 pivots at once (w chosen per sequence, 2^w <= CLQ_GQ_WAYS):
+ * the pivots are evenly spaced through the sequence's exact code range, so bucket b holds the
+ * codes c with (c - lo) >> shift == b. A two-way split would need log2(n / CLQ_LQ_MAX) passes
+ * over the keys; a 256-way split needs a quarter or less of the bytes moved (see
+ * docs/PERFORMANCE.md for the arithmetic).
+ *
+ * A level is two launches over the same blocks (CLQ_GQ_BLOCK keys each; a group takes blocks
+ * in turn, so the host can launch a fixed grid):
+ *   gqcount_kernel  each block counts its keys per bucket with their code ranges (local atomics),
+ *                   then adds them to the sequence's bucket records (global atomics). The block
+ *                   with the last ticket scans the bucket counts into offsets and emits the
+ *                   children (bucket b becomes child b, with its exact code range). If every key
+ *                   fell in one bucket, nothing needs to move: the child is the sequence itself
+ *                   with a narrower range, and the sort pass skips it.
+ *   gqsort_kernel   each block loads its keys into registers, ranks them per bucket in local
+ *                   memory, reserves its space in every bucket with one atomic add on the bucket
+ *                   record, groups the keys by bucket in local memory and writes them to the other
+ *                   buffer in contiguous runs. The block with the last ticket clears the bucket
+ *                   records for the next level.
+ * No group reads keys another group wrote in the same launch: what the last group needs comes
+ * through atomics on the records.
+ *
+ * Depth: a child's range is narrower than 2^shift, and shift is the parent's range width in
+ * bits minus w, so each level takes at least one bit off every range (w bits while the range is
+ * wide); a range with lo == hi is finished. No input needs more than CLQ_CODE_BITS levels.
  */
 
-/* Where a finished partition's pieces go. A range of keys with codes in [lo, hi] is dropped if
- * empty, becomes runs of equal keys (phase-two fill records, CLQ_FILL_CHUNK long) if lo == hi,
- * one phase-two sort record if it is short, and otherwise a sequence of the next phase-one list.
- * One work-item classifies and reserves (clq_place_range); the group then writes the phase-two
- * records in parallel (clq_write_leaves). No barrier sits inside a one-work-item branch or after
- * an early return: pocl 3.1 mis-ran such code. */
-typedef struct clq_range {
-    uint start, len, in_scratch, base, nrec;
-    clq_code lo, hi;
-} clq_range;
-
-inline void clq_place_range(__global clq_seq *next, __global uint *status, __local clq_range *r,
-                            uint start, uint len, clq_code lo, clq_code hi, uint in_scratch)
+/* Where a finished bucket goes, decided by the one work-item that owns it (no barrier inside):
+ * dropped if empty or if its equal keys already lie in the caller's buffer; runs of equal keys
+ * become phase-two fill records of CLQ_FILL_CHUNK keys; a short range becomes one phase-two
+ * sort record; a long one a sequence of the next work list. */
+void clq_emit_child(__global clq_seq *next, __global clq_leaf *leaves, __global uint *status, uint start, uint len,
+                    clq_code lo, clq_code hi, uint in_scratch)
 {
-    r->start = start;
-    r->len = len;
-    r->lo = lo;
-    r->hi = hi;
-    r->in_scratch = in_scratch;
-    r->nrec = 0;
-    if (len == 0)
+    if (len == 0 || (lo == hi && !in_scratch))
         return;
-#ifdef CLQ_PAIRS
-    if (lo == hi && !in_scratch)
-        return; /* equal keys already in place with their values */
-#endif
     if (lo != hi && len > CLQ_LQ_MAX) {
         const uint i = atomic_inc(&status[CLQ_ST_NEXT_SEQS]);
         if (i < status[CLQ_ST_SEQ_CAP]) {
@@ -54,25 +50,20 @@ inline void clq_place_range(__global clq_seq *next, __global uint *status, __loc
         }
         return;
     }
-    r->nrec = lo == hi ? (len + (CLQ_FILL_CHUNK - 1)) / CLQ_FILL_CHUNK : 1u;
-    r->base = atomic_add(&status[CLQ_ST_LEAVES], r->nrec);
-}
-
-inline void clq_write_leaves(__global clq_leaf *leaves, __global uint *status, __local const clq_range *r)
-{
-    const uint fill = r->lo == r->hi, cap = status[CLQ_ST_LEAF_CAP];
-    for (uint i = get_local_id(0); i < r->nrec; i += get_local_size(0)) {
-        if (r->base + i < cap) {
-            const uint offset = i * CLQ_FILL_CHUNK;
-            __global clq_leaf *leaf = leaves + r->base + i;
-            leaf->lo = r->lo;
-            leaf->hi = r->hi;
-            leaf->start = r->start + offset;
-            leaf->len = fill ? min((uint)CLQ_FILL_CHUNK, r->len - offset) : r->len;
-            leaf->flags = (fill ? CLQ_LEAF_FILL : 0u) | (r->in_scratch ? CLQ_LEAF_IN_SCRATCH : 0u);
-        } else {
-            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_LEAF_OVERFLOW);
-        }
+    const uint nrec = lo == hi ? (len + (CLQ_FILL_CHUNK - 1)) / CLQ_FILL_CHUNK : 1u;
+    const uint base = atomic_add(&status[CLQ_ST_LEAVES], nrec);
+    if (base + nrec > status[CLQ_ST_LEAF_CAP]) {
+        atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_LEAF_OVERFLOW);
+        return;
+    }
+    for (uint i = 0; i < nrec; i++) {
+        const uint offset = i * CLQ_FILL_CHUNK;
+        __global clq_leaf *leaf = leaves + base + i;
+        leaf->lo = lo;
+        leaf->hi = hi;
+        leaf->start = start + offset;
+        leaf->len = lo == hi ? min((uint)CLQ_FILL_CHUNK, len - offset) : len;
+        leaf->flags = (lo == hi ? CLQ_LEAF_FILL : 0u) | (in_scratch ? CLQ_LEAF_IN_SCRATCH : 0u);
     }
 }
 
@@ -90,25 +81,103 @@ inline uint clq_find_sequence(__global const clq_seq *seqs, uint nseq, uint blk)
     return lo;
 }
 
-/* Local memory of a gqsort_kernel work-group, as one object so that a device-side launch can
- * hand it over as a block's local argument. */
-typedef struct clq_gq_local {
-    clq_key stage[CLQ_GQ_BLOCK];
-#ifdef CLQ_PAIRS
-    clq_value stage_v[CLQ_GQ_BLOCK];
-#endif
-    clq_code range_tmp[4 * CLQ_GQ_WG];
-    uint scan_tmp[CLQ_GQ_WG];
-    clq_range pieces[3];
-    uint base_lt, base_gt, last;
-} clq_gq_local;
+/* What a block needs to know about its sequence. */
+typedef struct clq_block {
+    __global clq_seq *seq;
+    __global clq_bucket *bk; /* the sequence's bucket records */
+    clq_code lo;
+    uint shift, ways, start, len, in_scratch;
+    uint begin, n; /* the block: keys [begin, begin + n) of the sequence */
+} clq_block;
 
-void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves, __global uint *status,
-                     uint parity, __local clq_gq_local *lm)
+inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool, uint nseq, uint blk)
 {
-    __local clq_key *stage = lm->stage;
-    __local clq_range *pieces = lm->pieces;
+    clq_block b;
+    b.seq = list + clq_find_sequence(list, nseq, blk);
+    b.bk = pool + b.seq->bucket_base;
+    b.lo = b.seq->lo;
+    b.shift = b.seq->shift;
+    b.ways = 1u << b.seq->ways_log2;
+    b.start = b.seq->start;
+    b.len = b.seq->len;
+    b.in_scratch = b.seq->in_scratch;
+    b.begin = (blk - b.seq->first_block) * CLQ_GQ_BLOCK;
+    b.n = min((uint)CLQ_GQ_BLOCK, b.len - b.begin);
+    return b;
+}
 
+inline uint clq_bucket_of(clq_code c, clq_code lo, uint shift) { return (uint)((c - lo) >> shift); }
+
+/* Takes the block's ticket on one of the sequence's counters (after its global writes); every
+ * work-item learns whether it was the last block. */
+inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local uint *flag)
+{
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        *flag = atomic_inc(done) == nblocks - 1u;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return *flag;
+}
+
+/* ---- count pass ----------------------------------------------------------------------------- */
+
+typedef struct clq_count_local {
+    uint count[CLQ_GQ_WAYS];
+    clq_code not_min[CLQ_GQ_WAYS], max[CLQ_GQ_WAYS]; /* ~min, so that 0 means "none" for both */
+    uint scan_tmp[CLQ_GQ_WG];
+    uint nonempty, last;
+} clq_count_local;
+
+inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code cmin, clq_code cmax)
+{
+    atomic_add(&lm->count[b], n);
+    clq_atomic_max_local(&lm->not_min[b], ~cmin);
+    clq_atomic_max_local(&lm->max[b], cmax);
+}
+
+/* The last block of a sequence: bucket counts -> offsets, buckets -> children. */
+void clq_emit_children(__global clq_seq *next, __global clq_leaf *leaves, __global uint *status,
+                       const clq_block *blk, __local clq_count_local *lm)
+{
+    const uint lid = get_local_id(0);
+    __global clq_bucket *bk = blk->bk;
+    if (lid == 0)
+        lm->nonempty = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint b = lid; b < blk->ways; b += CLQ_GQ_WG)
+        if (clq_atomic_read_u32(&bk[b].count))
+            atomic_inc(&lm->nonempty);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* one bucket holds every key: the keys stay where they are */
+    const uint stay = lm->nonempty == 1u;
+    uint offset = 0;
+    for (uint b0 = 0; b0 < blk->ways; b0 += CLQ_GQ_WG) {
+        const uint b = b0 + lid;
+        const uint n = b < blk->ways ? clq_atomic_read_u32(&bk[b].count) : 0u;
+        uint total;
+        const uint at = offset + clq_scan_exclusive(n, &total, lm->scan_tmp, CLQ_GQ_WG);
+        if (n) {
+            const clq_code lo = ~clq_atomic_read_max(&bk[b].not_min), hi = clq_atomic_read_max(&bk[b].max);
+            if (stay) {
+                bk[b].count = 0; /* the sort pass skips this sequence: clear its record now */
+                bk[b].not_min = 0;
+                bk[b].max = 0;
+            } else {
+                bk[b].count = at; /* from here on: where the bucket's keys start */
+            }
+            clq_emit_child(next, leaves, status, blk->start + at, n, lo, hi, stay ? blk->in_scratch : blk->in_scratch ^ 1u);
+        }
+        offset += total;
+    }
+    if (lid == 0)
+        blk->seq->stay = stay;
+}
+
+void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool, __global clq_leaf *leaves,
+                      __global uint *status, uint parity, __local clq_count_local *lm)
+{
     const uint lid = get_local_id(0);
     const uint seq_cap = status[CLQ_ST_SEQ_CAP];
     __global clq_seq *cur = lists + (size_t)parity * seq_cap;
@@ -116,114 +185,169 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_le
     const uint nseq = status[CLQ_ST_CUR_SEQS];
     const uint nblocks = status[CLQ_ST_CUR_BLOCKS];
 
-    for (uint blk = get_group_id(0); blk < nblocks; blk += get_num_groups(0)) {
-        __global clq_seq *seq = cur + clq_find_sequence(cur, nseq, blk);
-        const uint seq_start = seq->start, seq_len = seq->len, in_scratch = seq->in_scratch;
-        const clq_code lo = seq->lo, hi = seq->hi;
-        const clq_code pivot = clq_pivot(lo, hi);
-        const uint block_begin = (blk - seq->first_block) * CLQ_GQ_BLOCK;
-        const uint block_len = min((uint)CLQ_GQ_BLOCK, seq_len - block_begin);
-        __global const clq_key *src = (in_scratch ? scratch : keys) + seq_start + block_begin;
-        __global clq_key *dst = (in_scratch ? keys : scratch) + seq_start;
-#ifdef CLQ_PAIRS
-        __global const clq_value *vsrc = (in_scratch ? svals : vals) + seq_start + block_begin;
-        __global clq_value *vdst = (in_scratch ? vals : svals) + seq_start;
-        clq_value w[CLQ_GQ_K];
-#endif
-
-        /* 1. load and count */
-        clq_key v[CLQ_GQ_K];
-        uint nlt = 0, ngt = 0;
-        clq_code ltmin = CLQ_CODE_MAX, ltmax = 0, gtmin = CLQ_CODE_MAX, gtmax = 0;
-        for (uint k = 0; k < CLQ_GQ_K; k++) {
-            const uint i = k * CLQ_GQ_WG + lid;
-            if (i < block_len) {
-                v[k] = src[i];
-#ifdef CLQ_PAIRS
-                w[k] = vsrc[i];
-#endif
-                clq_count_side(clq_to_code(v[k]), pivot, &nlt, &ngt, &ltmin, &ltmax, &gtmin, &gtmax);
-            }
+    for (uint i = get_group_id(0); i < nblocks; i += get_num_groups(0)) {
+        const clq_block blk = clq_block_at(cur, pool, nseq, i);
+        __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
+        for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
+            lm->count[b] = 0;
+            lm->not_min[b] = 0;
+            lm->max[b] = 0;
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
 
-        /* 2. scan, reserve, fold ranges */
-        uint total;
-        const uint excl = clq_scan_exclusive(CLQ_PACK(nlt, ngt), &total, lm->scan_tmp, CLQ_GQ_WG);
-        const uint block_lt = CLQ_LT_OF(total), block_gt = CLQ_GT_OF(total);
-        clq_reduce_ranges(&ltmin, &ltmax, &gtmin, &gtmax, lm->range_tmp, CLQ_GQ_WG);
-        if (lid == 0) {
-            lm->base_lt = block_lt ? atomic_add(&seq->lt_used, block_lt) : 0u;
-            lm->base_gt = block_gt ? seq_len - atomic_add(&seq->gt_used, block_gt) - block_gt : 0u;
-            if (block_lt) {
-                clq_atomic_min_code(&seq->lt_min, ltmin);
-                clq_atomic_max_code(&seq->lt_max, ltmax);
-            }
-            if (block_gt) {
-                clq_atomic_min_code(&seq->gt_min, gtmin);
-                clq_atomic_max_code(&seq->gt_max, gtmax);
-            }
-        }
-
-        /* 3. group the keys in local memory: [below pivot | above pivot] */
-        uint at_lt = CLQ_LT_OF(excl), at_gt = block_lt + CLQ_GT_OF(excl);
+        /* Count. Consecutive keys of a work-item in one bucket are counted as one run, so that
+         * sorted or clustered input does not queue every work-item on one local counter. */
+        uint run_b = 0, run_n = 0;
+        clq_code run_min = CLQ_CODE_MAX, run_max = 0;
         for (uint k = 0; k < CLQ_GQ_K; k++) {
-            const uint i = k * CLQ_GQ_WG + lid;
-            if (i < block_len) {
-                const clq_code c = clq_to_code(v[k]);
-                const uint at = CLQ_GOES_LEFT(c, pivot) ? at_lt++ : c > pivot ? at_gt++ : CLQ_GQ_BLOCK;
-                if (at < CLQ_GQ_BLOCK) {
-                    stage[at] = v[k];
-#ifdef CLQ_PAIRS
-                    lm->stage_v[at] = w[k];
-#endif
+            const uint j = k * CLQ_GQ_WG + lid;
+            if (j < blk.n) {
+                const clq_code c = clq_to_code(src[j]);
+                const uint b = clq_bucket_of(c, blk.lo, blk.shift);
+                if (b != run_b && run_n) {
+                    clq_count_run(lm, run_b, run_n, run_min, run_max);
+                    run_n = 0;
+                    run_min = CLQ_CODE_MAX;
+                    run_max = 0;
                 }
+                run_b = b;
+                run_n++;
+                run_min = min(run_min, c);
+                run_max = max(run_max, c);
             }
         }
+        if (run_n)
+            clq_count_run(lm, run_b, run_n, run_min, run_max);
         barrier(CLK_LOCAL_MEM_FENCE);
-        const uint base_lt = lm->base_lt, base_gt = lm->base_gt;
-        for (uint j = lid; j < block_lt + block_gt; j += CLQ_GQ_WG) {
-            const uint to = j < block_lt ? base_lt + j : base_gt + (j - block_lt);
-            dst[to] = stage[j];
-#ifdef CLQ_PAIRS
-            vdst[to] = lm->stage_v[j];
-#endif
-        }
 
-        /* 4. ticket; the last block of the sequence emits the children */
-        if (lid == 0) {
-            mem_fence(CLK_GLOBAL_MEM_FENCE);
-            const uint ticket = atomic_inc(&seq->blocks_done);
-            lm->last = ticket == clq_blocks_of(seq_len) - 1u;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (lm->last) {
-            /* the totals are final now; read them through atomics */
-            if (lid == 0) {
-                const uint total_lt = clq_atomic_read_u32(&seq->lt_used);
-                const uint total_gt = clq_atomic_read_u32(&seq->gt_used);
-                const uint child_scratch = in_scratch ^ 1u;
-                clq_place_range(next, status, &pieces[0], seq_start, total_lt, clq_atomic_read_min(&seq->lt_min),
-                                clq_atomic_read_max(&seq->lt_max), child_scratch);
-                clq_place_range(next, status, &pieces[1], seq_start + total_lt, seq_len - total_lt - total_gt,
-                                pivot, pivot, child_scratch);
-                clq_place_range(next, status, &pieces[2], seq_start + seq_len - total_gt, total_gt,
-                                clq_atomic_read_min(&seq->gt_min), clq_atomic_read_max(&seq->gt_max), child_scratch);
+        /* add the block's buckets to the sequence's */
+        for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
+            const uint n = lm->count[b];
+            if (n) {
+                atomic_add(&blk.bk[b].count, n);
+                clq_atomic_max_code(&blk.bk[b].not_min, lm->not_min[b]);
+                clq_atomic_max_code(&blk.bk[b].max, lm->max[b]);
             }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (uint p = 0; p < 3; p++)
-                clq_write_leaves(leaves, status, &pieces[p]);
         }
+        if (clq_last_ticket(&blk.seq->count_done, clq_blocks_of(blk.len), &lm->last))
+            clq_emit_children(next, leaves, status, &blk, lm);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 #ifdef CLQ_DEVICE_ENQUEUE
-    clq_after_gqsort(CLQ_BUFFER_ARGS, lists, leaves, status, parity);
+    clq_after_gqcount(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity);
 #endif
 }
 
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
-void gqsort_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves, __global uint *status,
-                   uint parity)
+void gqcount_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool, __global clq_leaf *leaves,
+                    __global uint *status, uint parity)
+{
+    __local clq_count_local lm;
+    clq_gqcount_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity, &lm);
+}
+
+/* ---- sort pass ------------------------------------------------------------------------------ */
+
+typedef struct clq_gq_local {
+    clq_key stage[CLQ_GQ_BLOCK];
+#ifdef CLQ_PAIRS
+    clq_value stage_v[CLQ_GQ_BLOCK];
+#endif
+    uint count[CLQ_GQ_WAYS]; /* keys of the block per bucket, then their place in the stage */
+    uint to[CLQ_GQ_WAYS];    /* where the block's run of each bucket goes in the sequence */
+    uint scan_tmp[CLQ_GQ_WG];
+    uint last;
+} clq_gq_local;
+
+void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool, __global clq_leaf *leaves,
+                     __global uint *status, uint parity, __local clq_gq_local *lm)
+{
+    (void)leaves;
+    const uint lid = get_local_id(0);
+    __global clq_seq *cur = lists + (size_t)parity * status[CLQ_ST_SEQ_CAP];
+    const uint nseq = status[CLQ_ST_CUR_SEQS];
+    const uint nblocks = status[CLQ_ST_CUR_BLOCKS];
+
+    for (uint i = get_group_id(0); i < nblocks; i += get_num_groups(0)) {
+        const clq_block blk = clq_block_at(cur, pool, nseq, i);
+        if (blk.seq->stay == 0) { /* the same for the whole group */
+            __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
+            __global clq_key *dst = (blk.in_scratch ? keys : scratch) + blk.start;
+#ifdef CLQ_PAIRS
+            __global const clq_value *vsrc = (blk.in_scratch ? svals : vals) + blk.start + blk.begin;
+            __global clq_value *vdst = (blk.in_scratch ? vals : svals) + blk.start;
+            clq_value w[CLQ_GQ_K];
+#endif
+            for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG)
+                lm->count[b] = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+
+            /* 1. load, and rank each key among the block's keys of its bucket */
+            clq_key v[CLQ_GQ_K];
+            uint rank[CLQ_GQ_K];
+            for (uint k = 0; k < CLQ_GQ_K; k++) {
+                const uint j = k * CLQ_GQ_WG + lid;
+                if (j < blk.n) {
+                    v[k] = src[j];
+                    CLQ_IF_PAIRS(w[k] = vsrc[j];)
+                    rank[k] = atomic_inc(&lm->count[clq_bucket_of(clq_to_code(v[k]), blk.lo, blk.shift)]);
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+
+            /* 2. reserve the block's run in every bucket; bucket counts -> places in the stage */
+            uint offset = 0;
+            for (uint b0 = 0; b0 < blk.ways; b0 += CLQ_GQ_WG) {
+                const uint b = b0 + lid;
+                const uint n = b < blk.ways ? lm->count[b] : 0u;
+                uint total;
+                const uint at = offset + clq_scan_exclusive(n, &total, lm->scan_tmp, CLQ_GQ_WG);
+                if (n) {
+                    lm->to[b] = blk.bk[b].count + atomic_add(&blk.bk[b].cursor, n) - at;
+                    lm->count[b] = at;
+                }
+                offset += total;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+
+            /* 3. group the keys by bucket in local memory, then write them out in runs */
+            for (uint k = 0; k < CLQ_GQ_K; k++) {
+                const uint j = k * CLQ_GQ_WG + lid;
+                if (j < blk.n) {
+                    const uint at = lm->count[clq_bucket_of(clq_to_code(v[k]), blk.lo, blk.shift)] + rank[k];
+                    lm->stage[at] = v[k];
+                    CLQ_IF_PAIRS(lm->stage_v[at] = w[k];)
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint j = lid; j < blk.n; j += CLQ_GQ_WG) {
+                const clq_key key = lm->stage[j];
+                const uint to = lm->to[clq_bucket_of(clq_to_code(key), blk.lo, blk.shift)] + j;
+                dst[to] = key;
+                CLQ_IF_PAIRS(vdst[to] = lm->stage_v[j];)
+            }
+
+            /* 4. the last block clears the bucket records for the next level */
+            if (clq_last_ticket(&blk.seq->sort_done, clq_blocks_of(blk.len), &lm->last)) {
+                for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
+                    blk.bk[b].count = 0;
+                    blk.bk[b].cursor = 0;
+                    blk.bk[b].not_min = 0;
+                    blk.bk[b].max = 0;
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#ifdef CLQ_DEVICE_ENQUEUE
+    clq_after_gqsort(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity);
+#endif
+}
+
+__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
+void gqsort_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool, __global clq_leaf *leaves,
+                   __global uint *status, uint parity)
 {
     __local clq_gq_local lm;
-    clq_gqsort_body(CLQ_BUFFER_ARGS, lists, leaves, status, parity, &lm);
+    clq_gqsort_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity, &lm);
 }

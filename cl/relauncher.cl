@@ -1,26 +1,40 @@
 /*
  * relauncher.cl - the bookkeeping between phase-one passes, run by one work-group.
  *
- * The last groups of a gqsort_kernel launch append the children that still need phase one to
+ * The count pass of a level (gqcount_kernel) appends the children that still need phase one to
  * the next work list (and the short ones to the phase-two list). relauncher_kernel turns that
- * list into the current one: it cuts every sequence into blocks (a scan of the block counts gives
- * each sequence its first block), resets the sequence's atomic counters and publishes the
- * sequence and block counts for the next gqsort_kernel. With `init` set it first emits the root
- * sequence of status[CLQ_ST_COUNT] keys.
+ * list into the current one: it cuts every sequence into blocks and gives it its buckets in the
+ * pool (scans of the block and bucket counts give each sequence its first block and bucket),
+ * resets the sequence's tickets and publishes the sequence and block counts for the next level.
+ * With `init` set it first emits the root sequence of status[CLQ_ST_COUNT] keys.
  *
- * The host loop launches it after every gqsort_kernel and reads a few status words back. On the
- * OpenCL 2.0 path it also launches the next kernel itself (gqsort_kernel over all blocks, or
- * lqsort_kernel once no long sequence is left), so the recursion stays on the device.
+ * The host loop launches it after every level and reads a few status words back now and then.
+ * On the OpenCL 2.0 path it also launches the next kernel itself (gqcount_kernel over all
+ * blocks, or lqsort_kernel once no long sequence is left), so the recursion stays on the device.
  */
 
 typedef struct clq_rl_local {
     uint scan_tmp[CLQ_RL_WG];
-    clq_range root;
 } clq_rl_local;
 
-void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves,
-                         __global uint *status, uint parity, uint init, __local clq_rl_local *lm)
+/* Buckets for a sequence of len > CLQ_LQ_MAX keys whose codes span `width` + 1 values: enough
+ * that uniform keys leave children of about CLQ_LQ_MAX / 2 keys, at most CLQ_GQ_WAYS, and no
+ * more than the range has values. */
+inline uint clq_ways_log2(uint len, clq_code width)
 {
+    const uint parts = (len - 1u) / max(CLQ_LQ_MAX / 2u, 1u) + 1u;
+    const uint width_bits = CLQ_CODE_BITS - (uint)clz(width);
+    uint w = 1;
+    while ((1u << w) < parts && (1u << w) < CLQ_GQ_WAYS)
+        w++;
+    return min(w, width_bits);
+}
+
+void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
+                         __global clq_leaf *leaves, __global uint *status, uint parity, uint init,
+                         __local clq_rl_local *lm)
+{
+    (void)pool;
     const uint lid = get_local_id(0);
     const uint seq_cap = status[CLQ_ST_SEQ_CAP];
     __global clq_seq *list = lists + (size_t)parity * seq_cap;
@@ -28,58 +42,67 @@ void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global cl
     if (init) {
         const uint n = status[CLQ_ST_COUNT];
         if (lid == 0)
-            clq_place_range(list, status, &lm->root, 0, n > 1 ? n : 0, 0, CLQ_CODE_MAX, 0);
-        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-        clq_write_leaves(leaves, status, &lm->root);
+            clq_emit_child(list, leaves, status, 0, n > 1 ? n : 0, 0, CLQ_CODE_MAX, 0);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
 
-    const uint nseq = min(status[CLQ_ST_NEXT_SEQS], seq_cap);
-    uint blocks = 0;
+    uint nseq = min(status[CLQ_ST_NEXT_SEQS], seq_cap);
+    uint blocks = 0, buckets = 0;
     for (uint base = 0; base < nseq; base += CLQ_RL_WG) {
         const uint i = base + lid;
-        const uint nb = i < nseq ? clq_blocks_of(list[i].len) : 0u;
-        uint total;
-        const uint excl = clq_scan_exclusive(nb, &total, lm->scan_tmp, CLQ_RL_WG);
+        uint nb = 0, w = 0;
+        if (i < nseq) {
+            nb = clq_blocks_of(list[i].len);
+            w = clq_ways_log2(list[i].len, list[i].hi - list[i].lo);
+        }
+        uint total_blocks, total_buckets;
+        const uint first_block = blocks + clq_scan_exclusive(nb, &total_blocks, lm->scan_tmp, CLQ_RL_WG);
+        const uint first_bucket = buckets + clq_scan_exclusive(i < nseq ? 1u << w : 0u, &total_buckets,
+                                                                lm->scan_tmp, CLQ_RL_WG);
         if (i < nseq) {
             __global clq_seq *seq = list + i;
-            seq->first_block = blocks + excl;
-            seq->lt_used = 0;
-            seq->gt_used = 0;
-            seq->blocks_done = 0;
-            seq->lt_min = CLQ_CODE_MAX;
-            seq->lt_max = 0;
-            seq->gt_min = CLQ_CODE_MAX;
-            seq->gt_max = 0;
+            const clq_code width = seq->hi - seq->lo;
+            seq->first_block = first_block;
+            seq->bucket_base = first_bucket;
+            seq->ways_log2 = w;
+            seq->shift = CLQ_CODE_BITS - (uint)clz(width) - w;
+            seq->count_done = 0;
+            seq->sort_done = 0;
+            seq->stay = 0;
         }
-        blocks += total;
+        blocks += total_blocks;
+        buckets += total_buckets;
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 
     if (lid == 0) {
+        if (buckets > status[CLQ_ST_POOL_CAP]) { /* cannot happen: see capacities() in sort.c */
+            status[CLQ_ST_ERROR] |= CLQ_ERR_POOL_OVERFLOW;
+            nseq = 0;
+        }
         status[CLQ_ST_CUR_SEQS] = nseq;
-        status[CLQ_ST_CUR_BLOCKS] = blocks;
+        status[CLQ_ST_CUR_BLOCKS] = nseq ? blocks : 0u;
         status[CLQ_ST_NEXT_SEQS] = 0;
         if (nseq > 0 && ++status[CLQ_ST_LEVELS] > CLQ_CODE_BITS)
-            status[CLQ_ST_ERROR] |= CLQ_ERR_DEPTH; /* cannot happen: each level halves the range */
+            status[CLQ_ST_ERROR] |= CLQ_ERR_DEPTH; /* cannot happen: each level narrows every range */
 #ifdef CLQ_DEVICE_ENQUEUE
-        clq_enqueue_next(CLQ_BUFFER_ARGS, lists, leaves, status, parity, nseq, blocks);
+        clq_enqueue_next(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity, nseq, blocks);
 #endif
     }
 }
 
 __kernel __attribute__((reqd_work_group_size(CLQ_RL_WG, 1, 1)))
-void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves,
-                       __global uint *status, uint parity, uint init)
+void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
+                       __global clq_leaf *leaves, __global uint *status, uint parity, uint init)
 {
     __local clq_rl_local lm;
-    clq_relauncher_body(CLQ_BUFFER_ARGS, lists, leaves, status, parity, init, &lm);
+    clq_relauncher_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity, init, &lm);
 }
 
 #ifdef CLQ_DEVICE_ENQUEUE
 /* ---- device-side launches (OpenCL C 2.0) -------------------------------------------------
- * The chain: relauncher -> gqsort over all blocks -> relauncher -> ... -> lqsort over all
- * phase-two records. Every child is enqueued with CLK_ENQUEUE_FLAGS_WAIT_KERNEL, so it starts
+ * The chain: relauncher -> gqcount -> gqsort over all blocks -> relauncher -> ... -> lqsort over
+ * all phase-two records. Every child is enqueued with CLK_ENQUEUE_FLAGS_WAIT_KERNEL, so it starts
  * once the kernel that enqueued it has finished and its global writes are visible; the host's
  * first relauncher_kernel completes only when the whole chain has. Each block receives its
  * work-group's local memory as one `local void *` argument of the size of the body's struct. */
@@ -92,16 +115,33 @@ static void clq_note_enqueue(__global uint *status, int err)
         atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_ENQUEUE);
 }
 
+/* Called by every work-item at the end of a gqcount_kernel: the sort pass over the same blocks. */
+void clq_after_gqcount(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
+                       __global clq_leaf *leaves, __global uint *status, uint parity)
+{
+    if (get_global_id(0) == 0) {
+        const uint blocks = status[CLQ_ST_CUR_BLOCKS];
+        int err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
+                                 ndrange_1D((size_t)blocks * CLQ_GQ_WG, CLQ_GQ_WG),
+                                 ^(local void *lm) {
+                                     clq_gqsort_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity,
+                                                     (local clq_gq_local *)lm);
+                                 },
+                                 (uint)sizeof(clq_gq_local));
+        clq_note_enqueue(status, err);
+    }
+}
+
 /* Called by every work-item at the end of a gqsort_kernel; one of them launches the relauncher
- * that prepares the list this launch appended to. */
-void clq_after_gqsort(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves,
-                      __global uint *status, uint parity)
+ * that prepares the list the level appended to. */
+void clq_after_gqsort(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
+                      __global clq_leaf *leaves, __global uint *status, uint parity)
 {
     if (get_global_id(0) == 0) {
         const uint next = parity ^ 1u;
         int err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(CLQ_RL_WG, CLQ_RL_WG),
                                  ^(local void *lm) {
-                                     clq_relauncher_body(CLQ_BUFFER_ARGS, lists, leaves, status, next, 0u,
+                                     clq_relauncher_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, next, 0u,
                                                          (local clq_rl_local *)lm);
                                  },
                                  (uint)sizeof(clq_rl_local));
@@ -110,20 +150,20 @@ void clq_after_gqsort(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_l
 }
 
 /* Called by work-item 0 of the relauncher once list `parity` holds nseq sequences in `blocks`
- * blocks: partition them all, or, with none left, finish every phase-two record. The grids are
+ * blocks: count them all, or, with none left, finish every phase-two record. The grids are
  * exact: one work-group per block or record. */
-void clq_enqueue_next(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_leaf *leaves,
-                      __global uint *status, uint parity, uint nseq, uint blocks)
+void clq_enqueue_next(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
+                      __global clq_leaf *leaves, __global uint *status, uint parity, uint nseq, uint blocks)
 {
     int err = CLK_SUCCESS;
     if (nseq > 0) {
         err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
                              ndrange_1D((size_t)blocks * CLQ_GQ_WG, CLQ_GQ_WG),
                              ^(local void *lm) {
-                                 clq_gqsort_body(CLQ_BUFFER_ARGS, lists, leaves, status, parity,
-                                                 (local clq_gq_local *)lm);
+                                 clq_gqcount_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity,
+                                                  (local clq_count_local *)lm);
                              },
-                             (uint)sizeof(clq_gq_local));
+                             (uint)sizeof(clq_count_local));
         clq_note_enqueue(status, err);
     } else {
         const uint nleaves = min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);

@@ -14,6 +14,7 @@
 typedef struct clq_tuning {
     unsigned gq_wg;       /* gqsort_kernel work-group size */
     unsigned gq_k;        /* keys per work-item in a phase-one block */
+    unsigned gq_ways;     /* most buckets a phase-one pass splits a sequence into (power of 2) */
     unsigned lq_wg;       /* lqsort_kernel work-group size */
     unsigned lq_max;      /* longest sequence phase two takes (local memory holds 2 x lq_max keys) */
     unsigned bitonic_max; /* phase two finishes ranges up to this length with a bitonic network */
@@ -26,7 +27,8 @@ typedef struct clq_tuning {
  * value, with those arguments set at build time: a launch then only sets buffer arguments. */
 typedef struct clq_program {
     cl_program program;
-    cl_kernel gqsort[2];     /* [parity]: partition list `parity`, append to the other */
+    cl_kernel gqcount[2];    /* [parity]: count list `parity`'s buckets, append children to the other */
+    cl_kernel gqsort[2];     /* [parity]: move list `parity`'s keys to their buckets */
     cl_kernel relauncher[3]; /* [parity]: prepare list `parity`; [2]: emit the root into list 0 */
     cl_kernel lqsort;
     clq_tuning tuning;
@@ -51,8 +53,8 @@ struct clqsort_context {
     clq_program programs[CLQ_PROGRAM_SLOTS];
 
     /* scratch, grown on demand and kept for later sorts */
-    cl_mem scratch, scratch_values, lists, leaves, status, host_keys;
-    size_t scratch_bytes, scratch_values_bytes, lists_bytes, leaves_bytes, host_keys_bytes;
+    cl_mem scratch, scratch_values, lists, pool, leaves, status, host_keys;
+    size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, host_keys_bytes;
     cl_uint status_host[CLQ_ST_WORDS];
 
     clqsort_stats stats;
@@ -88,7 +90,7 @@ typedef struct clq_plan {
     clq_program *prog;
     cl_mem keys, values; /* values NULL for keys alone */
     cl_uint count;
-    cl_uint seq_cap, leaf_cap;
+    cl_uint seq_cap, pool_cap, leaf_cap;
     unsigned code_bits;
 } clq_plan;
 clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan);

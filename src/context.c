@@ -565,6 +565,8 @@ void clqsort_release(clqsort_context *ctx)
         clReleaseMemObject(ctx->scratch_values);
     if (ctx->lists)
         clReleaseMemObject(ctx->lists);
+    if (ctx->pool)
+        clReleaseMemObject(ctx->pool);
     if (ctx->leaves)
         clReleaseMemObject(ctx->leaves);
     if (ctx->status)

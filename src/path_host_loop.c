@@ -1,20 +1,22 @@
 /*
  * path_host_loop.c - the OpenCL 1.2 execution path: the host launches the passes.
  *
- * relauncher_kernel(init) emits the root; then each phase-one level is gqsort_kernel over a fixed
- * grid (its groups take the level's blocks in turn, so the host need not know how many there
- * are) followed by relauncher_kernel, which prepares the next level on the device. The host only
- * needs to know when no long sequence is left: it enqueues levels in batches and reads five
- * status words after each batch. The first batch is as long as uniform keys need
- * (log2(n / lq_max) levels); later batches grow. A level with no work costs two empty launches.
- * At most code_bits levels exist (clqsort_common.h), which bounds the loop.
+ * relauncher_kernel(init) emits the root; then each phase-one level is gqcount_kernel and
+ * gqsort_kernel over a fixed grid (their groups take the level's blocks in turn, so the host need
+ * not know how many there are) followed by relauncher_kernel, which prepares the next level on
+ * the device. The host only needs to know when no long sequence is left: it enqueues levels in
+ * batches and reads five status words after each batch. The first batch is as long as uniform
+ * keys need; later batches grow. A level with no work costs three empty launches. At most
+ * code_bits levels exist (clqsort_common.h), which bounds the loop.
  */
 #include "clqsort_internal.h"
 
 /* One phase-one level: partition the current list (parity), prepare the next (parity ^ 1). */
 static cl_int enqueue_level(clqsort_context *ctx, const clq_program *p, unsigned parity, size_t gq_groups)
 {
-    cl_int err = clq_launch(ctx, p->gqsort[parity], gq_groups, p->tuning.gq_wg);
+    cl_int err = clq_launch(ctx, p->gqcount[parity], gq_groups, p->tuning.gq_wg);
+    if (err == CL_SUCCESS)
+        err = clq_launch(ctx, p->gqsort[parity], gq_groups, p->tuning.gq_wg);
     if (err == CL_SUCCESS)
         err = clq_launch(ctx, p->relauncher[parity ^ 1u], 1, p->tuning.rl_wg);
     return err;
@@ -42,13 +44,18 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
         return clq_fail_cl(ctx, "enqueue relauncher_kernel", err);
 
     if (plan->count > t->lq_max) {
-        unsigned level = 0, batch = 1;
-        for (size_t n = plan->count / t->lq_max; n > 1; n >>= 1)
-            batch++; /* levels uniform keys need before every sequence fits phase two */
+        /* levels uniform keys need before every sequence fits phase two (relauncher.cl) */
+        unsigned level = 0, batch = 0;
+        for (size_t n = plan->count; n > t->lq_max; batch++) {
+            size_t ways = 2;
+            while (ways < t->gq_ways && ways * (t->lq_max / 2) < n)
+                ways *= 2;
+            n = (n + ways - 1) / ways;
+        }
         for (;;) {
             for (unsigned i = 0; i < batch && level < plan->code_bits; i++, level++)
                 if ((err = enqueue_level(ctx, p, level & 1u, gq_groups)) != CL_SUCCESS)
-                    return clq_fail_cl(ctx, "enqueue gqsort_kernel/relauncher_kernel", err);
+                    return clq_fail_cl(ctx, "enqueue gqcount_kernel/gqsort_kernel/relauncher_kernel", err);
             if ((err = clq_read_status(ctx, CLQ_ST_ERROR + 1)) != CL_SUCCESS)
                 return clq_fail_cl(ctx, "clEnqueueReadBuffer(status)", err);
             if (st[CLQ_ST_CUR_SEQS] == 0 || st[CLQ_ST_ERROR] || level >= plan->code_bits)

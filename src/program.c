@@ -51,12 +51,12 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
     const clq_tuning *t = &p->tuning;
     char options[1024];
     snprintf(options, sizeof options,
-             "-D%s%s%s%s -DCLQ_GQ_WG=%u -DCLQ_GQ_K=%u -DCLQ_LQ_WG=%u -DCLQ_LQ_MAX=%u -DCLQ_BITONIC_MAX=%u "
+             "-D%s%s%s%s -DCLQ_GQ_WG=%u -DCLQ_GQ_K=%u -DCLQ_GQ_WAYS=%u -DCLQ_LQ_WG=%u -DCLQ_LQ_MAX=%u -DCLQ_BITONIC_MAX=%u "
              "-DCLQ_FILL_CHUNK=%u -DCLQ_RL_WG=%u",
              key_defines[type], descending ? " -DCLQ_DESCENDING" : "",
              value_bytes == 8 ? " -DCLQ_VALUE_BYTES=8" : value_bytes == 4 ? " -DCLQ_VALUE_BYTES=4" : "",
              ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? " -cl-std=CL2.0 -DCLQ_DEVICE_ENQUEUE" : "",
-             t->gq_wg, t->gq_k, t->lq_wg, t->lq_max, t->bitonic_max, t->fill_chunk, t->rl_wg);
+             t->gq_wg, t->gq_k, t->gq_ways, t->lq_wg, t->lq_max, t->bitonic_max, t->fill_chunk, t->rl_wg);
 
     const char *src = clqsort_kernel_source;
     size_t len = clqsort_kernel_source_length;
@@ -69,6 +69,8 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
         return build_failed(ctx, p->program, options, err);
     /* name, work-group size, and the value of the trailing scalar arguments (parity, init) */
     struct { cl_kernel *k; const char *name; unsigned wg; int nscalars; cl_uint scalars[2]; } kernels[] = {
+        {&p->gqcount[0], "gqcount_kernel", t->gq_wg, 1, {0, 0}},
+        {&p->gqcount[1], "gqcount_kernel", t->gq_wg, 1, {1, 0}},
         {&p->gqsort[0], "gqsort_kernel", t->gq_wg, 1, {0, 0}},
         {&p->gqsort[1], "gqsort_kernel", t->gq_wg, 1, {1, 0}},
         {&p->relauncher[0], "relauncher_kernel", t->rl_wg, 2, {0, 0}},
@@ -83,7 +85,7 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
         if ((s = check_kernel(ctx, *kernels[i].k, kernels[i].name, kernels[i].wg)) != CLQSORT_SUCCESS)
             return s;
         for (int a = 0; a < kernels[i].nscalars; a++)
-            if ((err = clSetKernelArg(*kernels[i].k, 7u + (cl_uint)a /* after the seven buffers */,
+            if ((err = clSetKernelArg(*kernels[i].k, 8u + (cl_uint)a /* after the eight buffers */,
                                       sizeof(cl_uint), &kernels[i].scalars[a])) != CL_SUCCESS)
                 return clq_fail_cl(ctx, "clSetKernelArg", err);
     }
@@ -92,7 +94,8 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
 
 static void release_program(clq_program *p)
 {
-    cl_kernel all[] = {p->gqsort[0], p->gqsort[1], p->relauncher[0], p->relauncher[1], p->relauncher[2], p->lqsort};
+    cl_kernel all[] = {p->gqcount[0], p->gqcount[1], p->gqsort[0],     p->gqsort[1],
+                       p->relauncher[0], p->relauncher[1], p->relauncher[2], p->lqsort};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i])
             clReleaseKernel(all[i]);

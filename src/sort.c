@@ -123,15 +123,21 @@ static clqsort_status ensure_buffer(clqsort_context *ctx, cl_mem *buf, size_t *h
 
 /* Record capacities that no input can exceed:
  *  - a work list holds sequences longer than lq_max that do not overlap: at most n / (lq_max + 1);
- *  - each phase-one level partitions at most that many sequences, and there are at most
- *    code_bits levels; each partition emits at most two children and one run of equal keys,
- *    which becomes ceil(len / fill_chunk) phase-two records. Phase-two records never overlap,
- *    so there are also at most n of them. */
-static void capacities(const clq_tuning *t, size_t n, unsigned code_bits, size_t *seq_cap, size_t *leaf_cap)
+ *  - a sequence of len keys gets at most max(2, 2 * ceil(2 len / lq_max)) < 4 len / lq_max + 2
+ *    buckets (relauncher.cl), so one level's buckets number less than 6 n / lq_max + 2;
+ *  - phase-two records: each count pass turns a bucket into at most one sort record or a run of
+ *    equal keys, which becomes ceil(len / fill_chunk) fill records; a level has fewer buckets
+ *    than the pool holds, and there are at most code_bits levels. Records never overlap, so
+ *    there are also at most n of them. */
+static void capacities(const clq_tuning *t, size_t n, unsigned code_bits, size_t *seq_cap, size_t *pool_cap,
+                       size_t *leaf_cap)
 {
     *seq_cap = n / ((size_t)t->lq_max + 1) + 1;
-    size_t partitions = *seq_cap * code_bits;
-    size_t leaves = 3 * partitions + n / t->fill_chunk + 2;
+    *pool_cap = 6 * (n / t->lq_max) + 2 * (size_t)t->gq_ways + 2;
+    size_t levels = code_bits;
+    if (n <= t->lq_max)
+        levels = 0; /* the root goes to phase two directly */
+    size_t leaves = *pool_cap * levels + n / t->fill_chunk + 2;
     *leaf_cap = leaves < n ? leaves : n;
 }
 
@@ -156,9 +162,10 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, cl_mem values, siz
     plan.values = value_bytes ? values : NULL;
     plan.count = (cl_uint)count;
     plan.code_bits = clq_code_bits(type);
-    size_t seq_cap, leaf_cap;
-    capacities(&plan.prog->tuning, count, plan.code_bits, &seq_cap, &leaf_cap);
+    size_t seq_cap, pool_cap, leaf_cap;
+    capacities(&plan.prog->tuning, count, plan.code_bits, &seq_cap, &pool_cap, &leaf_cap);
     plan.seq_cap = (cl_uint)seq_cap;
+    plan.pool_cap = (cl_uint)pool_cap;
     plan.leaf_cap = (cl_uint)leaf_cap;
 
     const size_t code_bytes = plan.code_bits / 8;
@@ -167,6 +174,8 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, cl_mem values, siz
                                            count * value_bytes, "value scratch"))) ||
         (s = ensure_buffer(ctx, &ctx->lists, &ctx->lists_bytes, 2 * seq_cap * CLQ_SEQ_RECORD_BYTES(code_bytes),
                            "work list")) ||
+        (s = ensure_buffer(ctx, &ctx->pool, &ctx->pool_bytes, pool_cap * CLQ_BUCKET_RECORD_BYTES(code_bytes),
+                           "bucket pool")) ||
         (s = ensure_buffer(ctx, &ctx->leaves, &ctx->leaves_bytes, leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes),
                            "phase-two list")))
         return s;
@@ -199,7 +208,8 @@ static cl_int set_buffer_args(const clqsort_context *ctx, const clq_plan *plan)
 {
     const clq_program *p = plan->prog;
     const cl_mem svals = plan->values ? ctx->scratch_values : NULL;
-    const cl_kernel all[] = {p->gqsort[0], p->gqsort[1], p->relauncher[0], p->relauncher[1], p->relauncher[2], p->lqsort};
+    const cl_kernel all[] = {p->gqcount[0],    p->gqcount[1],    p->gqsort[0],     p->gqsort[1],
+                             p->relauncher[0], p->relauncher[1], p->relauncher[2], p->lqsort};
     cl_int err = CL_SUCCESS;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         cl_uint a = 0;
@@ -207,8 +217,10 @@ static cl_int set_buffer_args(const clqsort_context *ctx, const clq_plan *plan)
         err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->scratch);
         err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &plan->values);
         err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &svals);
-        if (all[i] != p->lqsort)
+        if (all[i] != p->lqsort) {
             err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->lists);
+            err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->pool);
+        }
         err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->leaves);
         err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->status);
     }
@@ -230,9 +242,9 @@ cl_int clq_launch(clqsort_context *ctx, cl_kernel k, size_t groups, size_t wg)
 /* Prints the device time of the last sort per kernel, from the launches' profiling events. */
 static void print_profile(clqsort_context *ctx, const clq_plan *plan)
 {
-    const char *names[3] = {"gqsort_kernel", "relauncher_kernel", "lqsort_kernel"};
-    double ms[3] = {0, 0, 0};
-    unsigned count[3] = {0, 0, 0};
+    const char *names[4] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel", "lqsort_kernel"};
+    double ms[4] = {0, 0, 0, 0};
+    unsigned count[4] = {0, 0, 0, 0};
     cl_ulong first = 0, last = 0;
     for (unsigned i = 0; i < ctx->nevents; i++) {
         cl_ulong t0 = 0, t1 = 0;
@@ -240,7 +252,10 @@ static void print_profile(clqsort_context *ctx, const clq_plan *plan)
         clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
         const cl_kernel k = ctx->event_kernels[i];
         const clq_program *p = plan->prog;
-        const int kind = k == p->lqsort ? 2 : (k == p->gqsort[0] || k == p->gqsort[1]) ? 0 : 1;
+        const int kind = k == p->lqsort                               ? 3
+                         : (k == p->gqcount[0] || k == p->gqcount[1]) ? 0
+                         : (k == p->gqsort[0] || k == p->gqsort[1])   ? 1
+                                                                      : 2;
         ms[kind] += (double)(t1 - t0) * 1e-6;
         count[kind]++;
         if (i == 0)
@@ -249,7 +264,7 @@ static void print_profile(clqsort_context *ctx, const clq_plan *plan)
         clReleaseEvent(ctx->events[i]);
     }
     fprintf(stderr, "clqsort profile n=%u: first launch to last end %.3f ms;", plan->count, (double)(last - first) * 1e-6);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         fprintf(stderr, " %s %u x %.3f ms;", names[i], count[i], ms[i]);
     fprintf(stderr, "\n");
     ctx->nevents = 0;
@@ -270,9 +285,17 @@ clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
     st[CLQ_ST_COUNT] = plan->count;
     st[CLQ_ST_SEQ_CAP] = plan->seq_cap;
     st[CLQ_ST_LEAF_CAP] = plan->leaf_cap;
+    st[CLQ_ST_POOL_CAP] = plan->pool_cap;
     cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->status, CL_FALSE, 0, sizeof ctx->status_host, st, 0, NULL, NULL);
     if (err != CL_SUCCESS)
         return clq_fail_cl(ctx, "clEnqueueWriteBuffer(status)", err);
+    /* the kernels leave every bucket record they use cleared, but a sort the host abandoned
+     * half-way would not; clearing the pool every time keeps each sort independent */
+    const cl_uint zero = 0;
+    err = clEnqueueFillBuffer(ctx->queue, ctx->pool, &zero, sizeof zero, 0,
+                              (size_t)plan->pool_cap * CLQ_BUCKET_RECORD_BYTES(plan->code_bits / 8), 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clq_fail_cl(ctx, "clEnqueueFillBuffer(bucket pool)", err);
     if ((err = set_buffer_args(ctx, plan)) != CL_SUCCESS)
         return clq_fail_cl(ctx, "clSetKernelArg", err);
     return CLQSORT_SUCCESS;

@@ -21,20 +21,20 @@ typedef struct tuning_entry {
 
 /* First match wins. Sizes are for 4-byte keys; fit_to_device() shrinks them where local memory
  * or work-group limits demand (8-byte keys, small devices).
- *   gq_wg gq_k lq_wg lq_max bitonic_max fill_chunk rl_wg groups_per_cu */
+ *   gq_wg gq_k gq_ways lq_wg lq_max bitonic_max fill_chunk rl_wg groups_per_cu */
 static const tuning_entry table[] = {
     /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys. H100 at 2^26 keys:
      * 16 groups per SM and bitonic ranges up to 2048 keys give 10.4 ms (8 and 1024: 11.4 ms) */
-    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 4096, 2048, 16384, 256, 16}},
-    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 2048, 512, 16384, 256, 8}},
+    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 256, 4096, 2048, 16384, 256, 16}},
+    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 256, 2048, 512, 16384, 256, 8}},
     /* Intel's CPU runtime runs work-items in SIMD lanes: wide groups (2^20 keys on 2 cores:
      * 43 ms device enqueue, 99 ms host loop; with the generic CPU shape 78 and 83 ms) */
-    {CL_DEVICE_TYPE_CPU, "intel", {64, 32, 64, 4096, 64, 16384, 64, 8}},
+    {CL_DEVICE_TYPE_CPU, "intel", {64, 32, 256, 64, 4096, 64, 16384, 64, 8}},
     /* CPUs: a work-group runs on one core, so phase two runs best as one work-item per sequence
      * (a plain quicksort on local memory; pocl 3.1 at 2^22 keys: 499 ms against 893 ms with
      * 64-item groups) and phase one with narrow groups and long rows of keys */
-    {CL_DEVICE_TYPE_CPU, "", {16, 64, 1, 4096, 16, 16384, 64, 8}},
-    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 1024, 256, 8192, 64, 4}},
+    {CL_DEVICE_TYPE_CPU, "", {16, 64, 256, 1, 4096, 16, 16384, 64, 8}},
+    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 64, 1024, 256, 8192, 64, 4}},
 };
 
 static int vendor_matches(const char *vendor, const char *want)
@@ -57,9 +57,12 @@ static unsigned floor_pow2(size_t v)
     return p;
 }
 
+/* the larger of gqcount_kernel's and gqsort_kernel's local memory (gqsort.cl), codes <= 8 bytes */
 static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
 {
-    return (cl_ulong)t->gq_wg * t->gq_k * kb + (cl_ulong)t->gq_wg * (4 + 4 * kb) + 64;
+    const cl_ulong count = (cl_ulong)t->gq_ways * (4 + 2 * 8) + 4ull * t->gq_wg + 64;
+    const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * kb + 8ull * t->gq_ways + 4ull * t->gq_wg + 64;
+    return count > sort ? count : sort;
 }
 
 static cl_ulong lq_local_bytes(const clq_tuning *t, unsigned kb)
@@ -77,6 +80,10 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->lq_wg = max_wg;
     if (t->rl_wg > max_wg)
         t->rl_wg = max_wg;
+    if (t->gq_ways < 2)
+        t->gq_ways = 2;
+    if (t->gq_ways > 4096)
+        t->gq_ways = 4096;
     /* counts travel packed in 16 bits (clqsort_common.h) */
     while ((unsigned long)t->gq_wg * t->gq_k > 32768u && t->gq_k > 1)
         t->gq_k /= 2;
@@ -85,6 +92,8 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
     const cl_ulong local = ctx->local_mem_size ? ctx->local_mem_size : 32768u;
     while (gq_local_bytes(t, kb) > local && t->gq_k > 1)
         t->gq_k /= 2;
+    while (gq_local_bytes(t, kb) > local && t->gq_ways > 2)
+        t->gq_ways /= 2;
     while (lq_local_bytes(t, kb) > local && t->lq_max > 2)
         t->lq_max /= 2;
     if (t->bitonic_max > t->lq_max)
@@ -122,6 +131,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         return CLQSORT_SUCCESS;
     struct { const char *name; unsigned *field; int pow2; } fields[] = {
         {"gq_wg", &t->gq_wg, 1},         {"gq_k", &t->gq_k, 0},
+        {"gq_ways", &t->gq_ways, 1},
         {"lq_wg", &t->lq_wg, 1},         {"lq_max", &t->lq_max, 0},
         {"bitonic_max", &t->bitonic_max, 0}, {"fill_chunk", &t->fill_chunk, 0},
         {"rl_wg", &t->rl_wg, 1},         {"groups_per_cu", &t->groups_per_cu, 0},
