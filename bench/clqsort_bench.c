@@ -90,8 +90,9 @@ static void show_device(clqsort_context *ctx)
            i.max_work_group_size, (unsigned long long)i.local_mem_size);
     printf("device enqueue:  %s\n", i.device_enqueue_supported ? "supported" : "not supported");
     printf("execution path:  %s\n", i.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop");
-    printf("tuning:          gqsort %u x %u keys, lqsort %u items, phase two <= %u keys, bitonic <= %u\n",
-           i.gqsort_work_group, i.gqsort_keys_per_item, i.lqsort_work_group, i.lqsort_max, i.bitonic_max);
+    printf("tuning:          gqsort %u x %u keys, %u ways; lqsort %u items, %u ways, <= %u keys, one item <= %u\n",
+           i.gqsort_work_group, i.gqsort_keys_per_item, i.gqsort_ways, i.lqsort_work_group, i.lqsort_ways, i.lqsort_max,
+           i.lqsort_small);
 }
 
 int main(int argc, char **argv)

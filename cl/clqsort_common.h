@@ -11,17 +11,17 @@
  *   CLQ_GQ_WAYS           phase one: most buckets one pass splits a sequence into (power of 2)
  *   CLQ_LQ_WG             phase two: work-group size
  *   CLQ_LQ_MAX            phase two: longest sequence sorted by one work-group in local memory
- *   CLQ_BITONIC_MAX       phase two: ranges up to this length are finished by a bitonic network
+ *   CLQ_LQ_WAYS           phase two: most buckets a range is split into (power of 2)
+ *   CLQ_LQ_SMALL          phase two: buckets up to this length are finished by one work-item
  *   CLQ_FILL_CHUNK        longest run of equal keys written by one phase-two record
  *   CLQ_RL_WG             relauncher: work-group size
  * All work-group sizes are powers of two; the host derives them from one tuning entry.
  *
  * Every comparison goes through an unsigned "code" with the wanted order: a bijection between
  * keys and codes, so a run of equal keys can be rebuilt from its code without losing a bit
- * pattern. Pivots come from the code range [lo, hi] of a sequence, never from its keys: phase
- * one splits the range into equal buckets (gqsort.cl), phase two at its middle, lo + (hi - lo) / 2
- * (lqsort.cl); every piece gets its exact code range back from the partition, so each level
- * takes at least one bit off the range, no input needs more than CLQ_CODE_BITS levels, and a
+ * pattern. Pivots come from the code range [lo, hi] of a sequence, never from its keys: both
+ * phases split a range into buckets of equal code width (gqsort.cl, lqsort.cl), so each split
+ * takes at least one bit off the range, no input needs more than CLQ_CODE_BITS splits, and a
  * range with lo == hi is finished.
  */
 
@@ -109,12 +109,8 @@ inline clq_key clq_from_code(clq_code c)
 }
 
 /* ---- values ---------------------------------------------------------------------------------
- * Phase one moves every key to its bucket, with its value. Phase two partitions keys alone three
- * ways: below the pivot, above it, and equal to it; the equal ones are not moved but rebuilt
- * from the pivot's code in the gap between the two sides. With
- * values that is impossible (equal keys carry different values), so pairs are partitioned two
- * ways, codes <= pivot to the left: as lo <= pivot < hi, each side still gets at most half the
- * code range, and the depth bound stands. */
+ * With CLQ_VALUE_BYTES every move of a key moves its value too. Keys alone are sometimes rebuilt
+ * from their code instead of moved (a run of equal keys); with values, such a run is copied. */
 #ifdef CLQ_VALUE_BYTES
 #define CLQ_PAIRS 1
 #if CLQ_VALUE_BYTES == 8
@@ -122,40 +118,21 @@ typedef ulong clq_value;
 #else
 typedef uint clq_value;
 #endif
-#define CLQ_GOES_LEFT(c, pivot) ((c) <= (pivot))
 #define CLQ_IF_PAIRS(...) __VA_ARGS__
 #else
 typedef uint clq_value; /* unused: the value buffers are NULL */
-#define CLQ_GOES_LEFT(c, pivot) ((c) < (pivot))
 #define CLQ_IF_PAIRS(...)
 #endif
 
-/* The pivot: middle of the code range, computed without overflow. */
-inline clq_code clq_pivot(clq_code lo, clq_code hi) { return lo + (hi - lo) / 2; }
-
-/* Counts a key code on the left or right of the pivot and widens that side's code range. */
-inline void clq_count_side(clq_code c, clq_code pivot, uint *nlt, uint *ngt, clq_code *ltmin, clq_code *ltmax,
-                           clq_code *gtmin, clq_code *gtmax)
-{
-    if (CLQ_GOES_LEFT(c, pivot)) {
-        (*nlt)++;
-        *ltmin = min(*ltmin, c);
-        *ltmax = max(*ltmax, c);
-    } else if (c > pivot) {
-        (*ngt)++;
-        *gtmin = min(*gtmin, c);
-        *gtmax = max(*gtmax, c);
-    }
-}
+/* Bucket of code c in a range starting at lo, for buckets 2^shift codes wide. */
+inline uint clq_bucket_of(clq_code c, clq_code lo, uint shift) { return (uint)((c - lo) >> shift); }
 
 /* ---- atomics on records ------------------------------------------------------------------- */
 
 #if CLQ_CODE_BITS == 32
-#define clq_atomic_min_code(p, v) atomic_min((volatile __global uint *)(p), (v))
 #define clq_atomic_max_code(p, v) atomic_max((volatile __global uint *)(p), (v))
 #define clq_atomic_max_local(p, v) atomic_max((volatile __local uint *)(p), (v))
 #else
-#define clq_atomic_min_code(p, v) atom_min((volatile __global ulong *)(p), (v))
 #define clq_atomic_max_code(p, v) atom_max((volatile __global ulong *)(p), (v))
 #define clq_atomic_max_local(p, v) atom_max((volatile __local ulong *)(p), (v))
 #endif
@@ -204,16 +181,14 @@ typedef char clq_check_bucket_size[(sizeof(clq_bucket) == CLQ_BUCKET_RECORD_BYTE
 typedef char clq_check_leaf_size[(sizeof(clq_leaf) == CLQ_LEAF_RECORD_BYTES(sizeof(clq_code))) ? 1 : -1];
 
 #define CLQ_GQ_BLOCK (CLQ_GQ_WG * CLQ_GQ_K)
-/* Longest stack in phase two: one deferred sibling per level, plus the range in hand. */
-#define CLQ_LQ_STACK (CLQ_CODE_BITS + 2)
 
 inline uint clq_blocks_of(uint len) { return (len + (CLQ_GQ_BLOCK - 1)) / CLQ_GQ_BLOCK; }
 
-/* ---- work-group scan and reductions ------------------------------------------------------- */
+/* ---- work-group scans --------------------------------------------------------------------- */
 /* Every work-item of the group calls these with the same `wg` (the compile-time group size).
  * The OpenCL 2.0 path uses the built-in collectives; the 1.2 path runs them through local
- * memory (`tmp` holds wg elements; four arrays of wg for the reduction). Both return the same
- * values to every work-item and leave `tmp` free for reuse. */
+ * memory (`tmp` holds 2 * wg elements). Both return the same values to every work-item and
+ * leave `tmp` free for reuse. */
 
 #ifdef CLQ_DEVICE_ENQUEUE
 inline uint clq_scan_exclusive(uint v, uint *total, __local uint *tmp, uint wg)
@@ -224,61 +199,50 @@ inline uint clq_scan_exclusive(uint v, uint *total, __local uint *tmp, uint wg)
     *total = work_group_reduce_add(v);
     return e;
 }
-
-inline void clq_reduce_ranges(clq_code *ltmin, clq_code *ltmax, clq_code *gtmin, clq_code *gtmax,
-                              __local clq_code *tmp, uint wg)
-{
-    (void)tmp;
-    (void)wg;
-    *ltmin = work_group_reduce_min(*ltmin);
-    *ltmax = work_group_reduce_max(*ltmax);
-    *gtmin = work_group_reduce_min(*gtmin);
-    *gtmax = work_group_reduce_max(*gtmax);
-}
 #else
+/* Hillis-Steele between two arrays: one barrier per step. */
 inline uint clq_scan_exclusive(uint v, uint *total, __local uint *tmp, uint wg)
 {
     const uint lid = get_local_id(0);
-    tmp[lid] = v;
+    __local uint *a = tmp, *b = tmp + wg;
+    a[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint off = 1; off < wg; off <<= 1) {
-        uint add = lid >= off ? tmp[lid - off] : 0u;
+        b[lid] = lid >= off ? a[lid] + a[lid - off] : a[lid];
         barrier(CLK_LOCAL_MEM_FENCE);
-        tmp[lid] += add;
-        barrier(CLK_LOCAL_MEM_FENCE);
+        __local uint *t = a;
+        a = b;
+        b = t;
     }
-    uint inclusive = tmp[lid];
-    *total = tmp[wg - 1];
+    const uint inclusive = a[lid];
+    *total = a[wg - 1];
     barrier(CLK_LOCAL_MEM_FENCE);
     return inclusive - v;
 }
-
-inline void clq_reduce_ranges(clq_code *ltmin, clq_code *ltmax, clq_code *gtmin, clq_code *gtmax,
-                              __local clq_code *tmp, uint wg)
-{
-    const uint lid = get_local_id(0);
-    __local clq_code *a = tmp, *b = tmp + wg, *c = tmp + 2 * wg, *d = tmp + 3 * wg;
-    a[lid] = *ltmin;
-    b[lid] = *ltmax;
-    c[lid] = *gtmin;
-    d[lid] = *gtmax;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = wg / 2; s > 0; s >>= 1) {
-        if (lid < s) {
-            a[lid] = min(a[lid], a[lid + s]);
-            b[lid] = max(b[lid], b[lid + s]);
-            c[lid] = min(c[lid], c[lid + s]);
-            d[lid] = max(d[lid], d[lid + s]);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    *ltmin = a[0];
-    *ltmax = b[0];
-    *gtmin = c[0];
-    *gtmax = d[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
-}
 #endif
+
+/* Replaces the counts cnt[0, n) by their exclusive prefix sums and copies those to first[];
+ * returns the sum of all. Each work-item adds up a run of n / wg counts, so one group scan
+ * serves any n. */
+inline uint clq_scan_counts(__local uint *cnt, __local uint *first, uint n, __local uint *tmp, uint wg)
+{
+    const uint per = (n + wg - 1) / wg;
+    const uint b0 = min((uint)get_local_id(0) * per, n), b1 = min(b0 + per, n);
+    uint sum = 0;
+    for (uint b = b0; b < b1; b++)
+        sum += cnt[b];
+    uint total;
+    uint at = clq_scan_exclusive(sum, &total, tmp, wg);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint b = b0; b < b1; b++) {
+        const uint c = cnt[b];
+        first[b] = at;
+        cnt[b] = at;
+        at += c;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
 
 /* The key and value buffers every kernel takes first: the caller's and the scratch ones. */
 #define CLQ_BUFFER_PARAMS                                                                         \
@@ -294,9 +258,3 @@ void clq_after_gqsort(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
 void clq_enqueue_next(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
                       __global clq_leaf *leaves, __global uint *status, uint parity, uint nseq, uint blocks);
 #endif
-
-/* Counts of keys below and above the pivot travel packed in one word through the scan:
- * blocks and phase-two sequences are shorter than 2^16 (the host checks). */
-#define CLQ_PACK(lt, gt) ((lt) | ((gt) << 16))
-#define CLQ_LT_OF(p) ((p) & 0xffffu)
-#define CLQ_GT_OF(p) ((p) >> 16)

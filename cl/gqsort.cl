@@ -106,8 +106,6 @@ inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool,
     return b;
 }
 
-inline uint clq_bucket_of(clq_code c, clq_code lo, uint shift) { return (uint)((c - lo) >> shift); }
-
 /* Takes the block's ticket on one of the sequence's counters (after its global writes); every
  * work-item learns whether it was the last block. */
 inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local uint *flag)
@@ -126,7 +124,7 @@ inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local 
 typedef struct clq_count_local {
     uint count[CLQ_GQ_WAYS];
     clq_code not_min[CLQ_GQ_WAYS], max[CLQ_GQ_WAYS]; /* ~min, so that 0 means "none" for both */
-    uint scan_tmp[CLQ_GQ_WG];
+    uint scan_tmp[2 * CLQ_GQ_WG];
     uint nonempty, last;
 } clq_count_local;
 
@@ -255,7 +253,7 @@ typedef struct clq_gq_local {
 #endif
     uint count[CLQ_GQ_WAYS]; /* keys of the block per bucket, then their place in the stage */
     uint to[CLQ_GQ_WAYS];    /* where the block's run of each bucket goes in the sequence */
-    uint scan_tmp[CLQ_GQ_WG];
+    uint scan_tmp[2 * CLQ_GQ_WG];
     uint last;
 } clq_gq_local;
 

@@ -3,40 +3,27 @@
  *
  * The groups take phase-two records in turn. A fill record is a run of equal keys: the group
  * writes the key. A sort record (at most CLQ_LQ_MAX keys) is loaded into local memory and sorted
- * there with an explicit stack of ranges: a range is partitioned around the middle of its code
- * range into the other local buffer (count, scan, scatter, as in phase one), the keys equal to the
- * pivot go straight to their final place, and a range of at most CLQ_BITONIC_MAX keys is finished
- * with a bitonic network. Results always go to the caller's buffer.
+ * there with an explicit stack of ranges. A range is split, like a phase-one sequence, into up to
+ * CLQ_LQ_WAYS buckets evenly spaced through its code range (about CLQ_LQ_SMALL / 4 keys each):
+ * count, scan, scatter into the other local buffer. Then each work-item takes buckets: one of at
+ * most CLQ_LQ_SMALL keys it finishes with an insertion sort, one that holds a single code is
+ * finished as it is, and a longer one goes on the stack with its bucket's code range. The
+ * finished keys of the range are written to the caller's buffer together.
+ *
+ * Depth: a bucket's range is at most 2^shift wide, shift being the range's width in bits minus
+ * log2(buckets) >= 1, so a range is split at most CLQ_CODE_BITS times. The stack holds disjoint
+ * ranges longer than CLQ_LQ_SMALL, so never more than CLQ_LQ_MAX / (CLQ_LQ_SMALL + 1) of them.
  */
 
-/* Sorts x[0, len) (len <= CLQ_BITONIC_MAX) by code with a bitonic network in which every
- * comparator puts the smaller key first; comparators that reach past len are skipped, which is
- * the same as padding with keys larger than all others. */
-void clq_bitonic_local(__local clq_key *x, __local clq_value *xv, uint len)
-{
-    const uint lid = get_local_id(0);
-    uint size = 1;
-    while (size < len)
-        size <<= 1;
-    for (uint k = 2; k <= size; k <<= 1) {
-        for (uint h = k >> 1; h > 0; h >>= 1) {
-            for (uint t = lid; t < size / 2; t += CLQ_LQ_WG) {
-                const uint i = ((t & ~(h - 1)) << 1) | (t & (h - 1));
-                /* the first step of each merge compares mirrored positions, the rest halves */
-                const uint j = h == (k >> 1) ? i ^ (k - 1) : i + h;
-                if (j < len) {
-                    const clq_key a = x[i], b = x[j];
-                    if (clq_to_code(a) > clq_to_code(b)) {
-                        x[i] = b;
-                        x[j] = a;
-                        CLQ_IF_PAIRS(const clq_value t = xv[i]; xv[i] = xv[j]; xv[j] = t;)
-                    }
-                }
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-    }
-}
+#define CLQ_LQ_STACK (CLQ_LQ_MAX / (CLQ_LQ_SMALL + 1) + 1)
+
+/* A work-item's increment of a local counter: a plain one when the group is one work-item
+ * (CPU devices), where an atomic would only cost time. */
+#if CLQ_LQ_WG == 1
+#define clq_lq_inc(p) ((*(p))++)
+#else
+#define clq_lq_inc(p) atomic_inc(p)
+#endif
 
 /* Local memory of an lqsort_kernel work-group (one object: see clq_gq_local). */
 typedef struct clq_lq_local {
@@ -44,12 +31,104 @@ typedef struct clq_lq_local {
 #ifdef CLQ_PAIRS
     clq_value vbuf[2][CLQ_LQ_MAX];
 #endif
-    clq_code range_tmp[4 * CLQ_LQ_WG];
     clq_code st_lo[CLQ_LQ_STACK], st_hi[CLQ_LQ_STACK];
-    uint scan_tmp[CLQ_LQ_WG];
     uint st_start[CLQ_LQ_STACK], st_len[CLQ_LQ_STACK], st_buf[CLQ_LQ_STACK];
+    uint begin[CLQ_LQ_WAYS], end[CLQ_LQ_WAYS]; /* each bucket's keys, in the other buffer */
+    uint scan_tmp[2 * CLQ_LQ_WG];
     uint sp;
 } clq_lq_local;
+
+/* Sorts x[0, n) by code, one work-item. */
+inline void clq_insertion_sort(__local clq_key *x, __local clq_value *xv, uint n)
+{
+    (void)xv;
+    for (uint i = 1; i < n; i++) {
+        const clq_key k = x[i];
+        const clq_code c = clq_to_code(k);
+        CLQ_IF_PAIRS(const clq_value v = xv[i];)
+        uint j = i;
+        while (j > 0 && clq_to_code(x[j - 1]) > c) {
+            x[j] = x[j - 1];
+            CLQ_IF_PAIRS(xv[j] = xv[j - 1];)
+            j--;
+        }
+        x[j] = k;
+        CLQ_IF_PAIRS(xv[j] = v;)
+    }
+}
+
+/* Splits the range on top of the stack into buckets; finishes the short ones and writes them
+ * out, pushes the long ones. Every work-item of the group calls it. */
+void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint *status, __local clq_lq_local *lm)
+{
+    const uint lid = get_local_id(0);
+    const uint top = lm->sp - 1;
+    const uint s = lm->st_start[top], len = lm->st_len[top], from = lm->st_buf[top];
+    const clq_code lo = lm->st_lo[top], hi = lm->st_hi[top];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0)
+        lm->sp = top;
+
+    /* buckets: about CLQ_LQ_SMALL / 4 keys each, no more than the range has codes */
+    const uint width_bits = CLQ_CODE_BITS - (uint)clz(hi - lo);
+    const uint per_bucket = max(CLQ_LQ_SMALL / 4u, 1u);
+    uint w = 1;
+    while ((1u << w) < CLQ_LQ_WAYS && (per_bucket << w) < len)
+        w++;
+    w = min(w, width_bits);
+    const uint ways = 1u << w, shift = width_bits - w;
+
+    __local const clq_key *x = lm->buf[from] + s;
+    __local clq_key *y = lm->buf[from ^ 1u] + s;
+    __local clq_value *yv = 0;
+    CLQ_IF_PAIRS(__local const clq_value *xv = lm->vbuf[from] + s; yv = lm->vbuf[from ^ 1u] + s;)
+
+    /* count, scan, scatter */
+    for (uint b = lid; b < ways; b += CLQ_LQ_WG)
+        lm->end[b] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < len; i += CLQ_LQ_WG)
+        clq_lq_inc(&lm->end[clq_bucket_of(clq_to_code(x[i]), lo, shift)]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    clq_scan_counts(lm->end, lm->begin, ways, lm->scan_tmp, CLQ_LQ_WG);
+    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
+        const clq_key k = x[i];
+        const uint at = clq_lq_inc(&lm->end[clq_bucket_of(clq_to_code(k), lo, shift)]);
+        y[at] = k;
+        CLQ_IF_PAIRS(yv[at] = xv[i];)
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* finish or push each bucket */
+    for (uint b = lid; b < ways; b += CLQ_LQ_WG) {
+        const uint first = lm->begin[b], n = lm->end[b] - first;
+        if (n > CLQ_LQ_SMALL && shift > 0) {
+            const uint at = clq_lq_inc(&lm->sp);
+            if (at < CLQ_LQ_STACK) {
+                const clq_code blo = lo + ((clq_code)b << shift);
+                lm->st_start[at] = s + first;
+                lm->st_len[at] = n;
+                lm->st_buf[at] = from ^ 1u;
+                lm->st_lo[at] = blo;
+                lm->st_hi[at] = blo + min(hi - blo, ((clq_code)1 << shift) - 1u);
+            } else {
+                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_STACK); /* cannot happen: see above */
+            }
+        } else if (shift > 0) {
+            clq_insertion_sort(y + first, yv ? yv + first : yv, n);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
+        const clq_key k = y[i];
+        const uint b = clq_bucket_of(clq_to_code(k), lo, shift);
+        if (lm->end[b] - lm->begin[b] <= CLQ_LQ_SMALL || shift == 0) {
+            out[s + i] = k;
+            CLQ_IF_PAIRS(vout[s + i] = yv[i];)
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
 
 void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status, __local clq_lq_local *lm)
 {
@@ -60,7 +139,8 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
         const clq_leaf leaf = leaves[r];
         __global clq_key *out = keys + leaf.start;
         __global const clq_key *src = ((leaf.flags & CLQ_LEAF_IN_SCRATCH) ? scratch : keys) + leaf.start;
-        CLQ_IF_PAIRS(__global clq_value *vout = vals + leaf.start;)
+        __global clq_value *vout = 0;
+        CLQ_IF_PAIRS(vout = vals + leaf.start;)
         CLQ_IF_PAIRS(__global const clq_value *vsrc = ((leaf.flags & CLQ_LEAF_IN_SCRATCH) ? svals : vals) + leaf.start;)
         if (leaf.flags & CLQ_LEAF_FILL) {
             /* equal keys: rebuilt from the code; with values, moved from scratch with them */
@@ -84,90 +164,10 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
             }
             /* global too: the sorted keys may go back to the range they were read from */
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-
-            while (lm->sp > 0) {
-                const uint top = lm->sp - 1;
-                const uint s = lm->st_start[top], len = lm->st_len[top], from = lm->st_buf[top];
-                const clq_code lo = lm->st_lo[top], hi = lm->st_hi[top];
-                barrier(CLK_LOCAL_MEM_FENCE);
-                if (lid == 0)
-                    lm->sp = top;
-                __local clq_key *x = lm->buf[from] + s;
-                __local clq_value *xv = 0;
-                CLQ_IF_PAIRS(xv = lm->vbuf[from] + s;)
-
-                if (lo == hi) { /* all keys equal */
-                    const clq_key value = clq_from_code(lo);
-                    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
-                        out[s + i] = value;
-                        CLQ_IF_PAIRS(vout[s + i] = xv[i];)
-                    }
-                } else if (len <= CLQ_BITONIC_MAX) {
-                    clq_bitonic_local(x, xv, len);
-                    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
-                        out[s + i] = x[i];
-                        CLQ_IF_PAIRS(vout[s + i] = xv[i];)
-                    }
-                } else {
-                    __local clq_key *y = lm->buf[from ^ 1u] + s;
-                    CLQ_IF_PAIRS(__local clq_value *yv = lm->vbuf[from ^ 1u] + s;)
-                    const clq_code pivot = clq_pivot(lo, hi);
-                    uint nlt = 0, ngt = 0;
-                    clq_code ltmin = CLQ_CODE_MAX, ltmax = 0, gtmin = CLQ_CODE_MAX, gtmax = 0;
-                    for (uint i = lid; i < len; i += CLQ_LQ_WG)
-                        clq_count_side(clq_to_code(x[i]), pivot, &nlt, &ngt, &ltmin, &ltmax, &gtmin, &gtmax);
-                    uint total;
-                    const uint excl = clq_scan_exclusive(CLQ_PACK(nlt, ngt), &total, lm->scan_tmp, CLQ_LQ_WG);
-                    clq_reduce_ranges(&ltmin, &ltmax, &gtmin, &gtmax, lm->range_tmp, CLQ_LQ_WG);
-                    const uint total_lt = CLQ_LT_OF(total), total_gt = CLQ_GT_OF(total);
-                    uint at_lt = CLQ_LT_OF(excl), at_gt = len - total_gt + CLQ_GT_OF(excl);
-                    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
-                        const clq_key k = x[i];
-                        const clq_code c = clq_to_code(k);
-                        const uint at = CLQ_GOES_LEFT(c, pivot) ? at_lt++ : c > pivot ? at_gt++ : len;
-                        if (at < len) {
-                            y[at] = k;
-                            CLQ_IF_PAIRS(yv[at] = xv[i];)
-                        }
-                    }
-                    /* keys equal to the pivot (none with values: those go left) */
-                    const clq_key pivot_key = clq_from_code(pivot);
-                    for (uint i = total_lt + lid; i < len - total_gt; i += CLQ_LQ_WG)
-                        out[s + i] = pivot_key;
-                    if (lid == 0) {
-                        /* push the longer side first so the shorter one is finished first; the
-                         * stack then never holds more than log2(CLQ_LQ_MAX) + 2 ranges */
-                        const uint left_longer = total_lt >= total_gt;
-                        const uint n_first = left_longer ? total_lt : total_gt;
-                        const uint n_second = left_longer ? total_gt : total_lt;
-                        uint at = lm->sp;
-                        if (at + 2 > CLQ_LQ_STACK) {
-                            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_STACK);
-                        } else {
-                            if (n_first) {
-                                lm->st_start[at] = left_longer ? s : s + len - total_gt;
-                                lm->st_len[at] = n_first;
-                                lm->st_buf[at] = from ^ 1u;
-                                lm->st_lo[at] = left_longer ? ltmin : gtmin;
-                                lm->st_hi[at] = left_longer ? ltmax : gtmax;
-                                at++;
-                            }
-                            if (n_second) {
-                                lm->st_start[at] = left_longer ? s + len - total_gt : s;
-                                lm->st_len[at] = n_second;
-                                lm->st_buf[at] = from ^ 1u;
-                                lm->st_lo[at] = left_longer ? gtmin : ltmin;
-                                lm->st_hi[at] = left_longer ? gtmax : ltmax;
-                                at++;
-                            }
-                        }
-                        lm->sp = at;
-                    }
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-            }
-            barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has seen lm->sp == 0 before it is reused */
+            while (lm->sp > 0)
+                clq_lq_split(out, vout, status, lm);
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 

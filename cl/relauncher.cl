@@ -14,7 +14,7 @@
  */
 
 typedef struct clq_rl_local {
-    uint scan_tmp[CLQ_RL_WG];
+    uint scan_tmp[2 * CLQ_RL_WG];
 } clq_rl_local;
 
 /* Buckets for a sequence of len > CLQ_LQ_MAX keys whose codes span `width` + 1 values: enough

@@ -135,8 +135,11 @@ typedef struct clqsort_info {
     unsigned compute_units;
     size_t max_work_group_size;
     cl_ulong local_mem_size;
-    /* tuning in force: work-group sizes, keys per phase-one block, phase-two limits */
-    unsigned gqsort_work_group, gqsort_keys_per_item, lqsort_work_group, lqsort_max, bitonic_max;
+    /* tuning in force for 4-byte keys: work-group sizes, keys per work-item of a phase-one block,
+     * most buckets per split in each phase, longest phase-two sequence, longest bucket that one
+     * work-item finishes in phase two */
+    unsigned gqsort_work_group, gqsort_keys_per_item, gqsort_ways, lqsort_work_group, lqsort_ways, lqsort_max,
+        lqsort_small;
 } clqsort_info;
 
 /* Counters of the last successful clqsort_sort() on a context. */

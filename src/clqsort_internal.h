@@ -16,8 +16,9 @@ typedef struct clq_tuning {
     unsigned gq_k;        /* keys per work-item in a phase-one block */
     unsigned gq_ways;     /* most buckets a phase-one pass splits a sequence into (power of 2) */
     unsigned lq_wg;       /* lqsort_kernel work-group size */
+    unsigned lq_ways;     /* most buckets a phase-two split makes (power of 2) */
     unsigned lq_max;      /* longest sequence phase two takes (local memory holds 2 x lq_max keys) */
-    unsigned bitonic_max; /* phase two finishes ranges up to this length with a bitonic network */
+    unsigned lq_small;    /* phase two: one work-item finishes a bucket up to this length */
     unsigned fill_chunk;  /* longest run of equal keys one phase-two record writes */
     unsigned rl_wg;       /* relauncher_kernel work-group size */
     unsigned groups_per_cu; /* host loop: work-groups launched per compute unit */

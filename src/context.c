@@ -611,8 +611,10 @@ clqsort_status clqsort_get_info(const clqsort_context *ctx, clqsort_info *info)
     info->gqsort_work_group = t.gq_wg;
     info->gqsort_keys_per_item = t.gq_k;
     info->lqsort_work_group = t.lq_wg;
+    info->gqsort_ways = t.gq_ways;
+    info->lqsort_ways = t.lq_ways;
     info->lqsort_max = t.lq_max;
-    info->bitonic_max = t.bitonic_max;
+    info->lqsort_small = t.lq_small;
     return CLQSORT_SUCCESS;
 }
 

@@ -21,20 +21,17 @@ typedef struct tuning_entry {
 
 /* First match wins. Sizes are for 4-byte keys; fit_to_device() shrinks them where local memory
  * or work-group limits demand (8-byte keys, small devices).
- *   gq_wg gq_k gq_ways lq_wg lq_max bitonic_max fill_chunk rl_wg groups_per_cu */
+ *   gq_wg gq_k gq_ways lq_wg lq_ways lq_max lq_small fill_chunk rl_wg groups_per_cu */
 static const tuning_entry table[] = {
-    /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys. H100 at 2^26 keys:
-     * 16 groups per SM and bitonic ranges up to 2048 keys give 10.4 ms (8 and 1024: 11.4 ms) */
-    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 256, 4096, 2048, 16384, 256, 16}},
-    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 256, 2048, 512, 16384, 256, 8}},
-    /* Intel's CPU runtime runs work-items in SIMD lanes: wide groups (2^20 keys on 2 cores:
-     * 43 ms device enqueue, 99 ms host loop; with the generic CPU shape 78 and 83 ms) */
-    {CL_DEVICE_TYPE_CPU, "intel", {64, 32, 256, 64, 4096, 64, 16384, 64, 8}},
+    /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys */
+    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 256, 512, 4096, 32, 16384, 256, 16}},
+    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 256, 256, 2048, 32, 16384, 256, 8}},
+    /* Intel's CPU runtime runs work-items in SIMD lanes: wide groups */
+    {CL_DEVICE_TYPE_CPU, "intel", {64, 32, 256, 64, 256, 4096, 32, 16384, 64, 8}},
     /* CPUs: a work-group runs on one core, so phase two runs best as one work-item per sequence
-     * (a plain quicksort on local memory; pocl 3.1 at 2^22 keys: 499 ms against 893 ms with
-     * 64-item groups) and phase one with narrow groups and long rows of keys */
-    {CL_DEVICE_TYPE_CPU, "", {16, 64, 256, 1, 4096, 16, 16384, 64, 8}},
-    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 64, 1024, 256, 8192, 64, 4}},
+     * and phase one with narrow groups and long rows of keys */
+    {CL_DEVICE_TYPE_CPU, "", {16, 64, 256, 1, 512, 4096, 32, 16384, 64, 8}},
+    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 64, 128, 1024, 32, 8192, 64, 4}},
 };
 
 static int vendor_matches(const char *vendor, const char *want)
@@ -65,9 +62,11 @@ static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
     return count > sort ? count : sort;
 }
 
+/* lqsort_kernel's local memory (lqsort.cl): two buffers, the stack, bucket bounds, scan */
 static cl_ulong lq_local_bytes(const clq_tuning *t, unsigned kb)
 {
-    return 2ull * t->lq_max * kb + (cl_ulong)t->lq_wg * (4 + 4 * kb) + (8ull * kb + 2) * (3 * 4 + 2 * kb) + 64;
+    const cl_ulong stack = t->lq_max / (t->lq_small + 1) + 1;
+    return 2ull * t->lq_max * kb + stack * (2 * 8 + 3 * 4) + 8ull * t->lq_ways + 8ull * t->lq_wg + 64;
 }
 
 /* Keeps the shape inside the device's limits and the kernels' invariants. */
@@ -96,10 +95,14 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->gq_ways /= 2;
     while (lq_local_bytes(t, kb) > local && t->lq_max > 2)
         t->lq_max /= 2;
-    if (t->bitonic_max > t->lq_max)
-        t->bitonic_max = t->lq_max;
-    if (t->bitonic_max < 2)
-        t->bitonic_max = 2;
+    while (lq_local_bytes(t, kb) > local && t->lq_ways > 2)
+        t->lq_ways /= 2;
+    if (t->lq_ways < 2)
+        t->lq_ways = 2;
+    if (t->lq_ways > 4096)
+        t->lq_ways = 4096;
+    if (t->lq_small < 1)
+        t->lq_small = 1;
     if (t->fill_chunk < 1)
         t->fill_chunk = 1;
     if (t->groups_per_cu < 1)
@@ -131,9 +134,9 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         return CLQSORT_SUCCESS;
     struct { const char *name; unsigned *field; int pow2; } fields[] = {
         {"gq_wg", &t->gq_wg, 1},         {"gq_k", &t->gq_k, 0},
-        {"gq_ways", &t->gq_ways, 1},
-        {"lq_wg", &t->lq_wg, 1},         {"lq_max", &t->lq_max, 0},
-        {"bitonic_max", &t->bitonic_max, 0}, {"fill_chunk", &t->fill_chunk, 0},
+        {"gq_ways", &t->gq_ways, 1},     {"lq_wg", &t->lq_wg, 1},
+        {"lq_ways", &t->lq_ways, 1},     {"lq_max", &t->lq_max, 0},
+        {"lq_small", &t->lq_small, 0},   {"fill_chunk", &t->fill_chunk, 0},
         {"rl_wg", &t->rl_wg, 1},         {"groups_per_cu", &t->groups_per_cu, 0},
     };
     const char *p = env;

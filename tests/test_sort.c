@@ -53,10 +53,12 @@ int main(int argc, char **argv)
     clqsort_context *ctx = tu_create_or_die();
     clqsort_info info;
     clqsort_get_info(ctx, &info);
-    printf("device \"%s\" (%s), path %s; tuning gq %ux%u, lq %u, phase two <= %u keys, bitonic <= %u\n",
+    printf("device \"%s\" (%s), path %s; tuning gq %ux%u (%u ways), lq %u (%u ways), phase two <= %u keys, "
+           "one work-item <= %u\n",
            info.device_name, info.platform_name,
            info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop", info.gqsort_work_group,
-           info.gqsort_keys_per_item, info.lqsort_work_group, info.lqsort_max, info.bitonic_max);
+           info.gqsort_keys_per_item, info.gqsort_ways, info.lqsort_work_group, info.lqsort_ways, info.lqsort_max,
+           info.lqsort_small);
 
     if (tiny) {
         static const size_t few[] = {0, 1, 2, 3, 33, 130, 257, 300, 1100};
@@ -82,14 +84,14 @@ int main(int argc, char **argv)
     for (size_t p = 4; p <= limit + 1 && !tiny; p *= 2)
         add_around(p, limit);
     /* every boundary of the kernels: phase-one block (and two), phase-two limit (and a level
-     * above it), bitonic limit, fill chunk */
+     * above it), one work-item's limit in phase two, fill chunk */
     const size_t block = (size_t)info.gqsort_work_group * info.gqsort_keys_per_item;
     if (!tiny) {
         add_around(block, limit);
         add_around(2 * block, limit);
         add_around(info.lqsort_max, limit);
         add_around(2 * (size_t)info.lqsort_max, limit);
-        add_around(info.bitonic_max, limit);
+        add_around(info.lqsort_small, limit);
     }
     if (!quick) {
         add_size(100003, limit); /* primes well above every threshold */
