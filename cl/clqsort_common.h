@@ -8,6 +8,7 @@
  *   CLQ_VALUE_BYTES       optional (4 or 8): move a value along with every key
  *   CLQ_DEVICE_ENQUEUE    optional: OpenCL C 2.0 path (work-group collectives, enqueue_kernel)
  *   CLQ_GQ_WG, CLQ_GQ_K   phase one: work-group size and keys per work-item (block = product)
+ *   CLQ_GQ_COUNT_K        phase one: keys per work-item of the count pass (count unit = WG * it)
  *   CLQ_GQ_WAYS           phase one: most buckets one pass splits a sequence into (power of 2)
  *   CLQ_LQ_WG             phase two: work-group size
  *   CLQ_LQ_MAX            phase two: longest sequence sorted by one work-group in local memory
@@ -149,13 +150,15 @@ typedef struct clq_seq {
     clq_code lo, hi;
     uint start, len;
     uint in_scratch;  /* 1: keys are in the scratch buffer */
-    uint first_block; /* index of the sequence's first block in the level */
+    uint first_block; /* index of the sequence's first block in the level (sort pass) */
+    uint first_unit;  /* index of its first count unit in the level (count pass) */
     uint bucket_base; /* its 2^ways_log2 bucket records start here in the pool */
     uint ways_log2;
     uint shift;       /* bucket of code c: (c - lo) >> shift */
     uint count_done;  /* atomic: tickets of the count pass; the last block emits the children */
     uint sort_done;   /* atomic: tickets of the sort pass; the last block clears the buckets */
     uint stay;        /* set by the count pass: one bucket holds every key, nothing moves */
+    uint pad;
 } clq_seq;
 
 /* One bucket of a sequence being partitioned. Every field is 0 between levels (the host clears
@@ -182,7 +185,9 @@ typedef char clq_check_leaf_size[(sizeof(clq_leaf) == CLQ_LEAF_RECORD_BYTES(size
 
 #define CLQ_GQ_BLOCK (CLQ_GQ_WG * CLQ_GQ_K)
 
+#define CLQ_GQ_UNIT (CLQ_GQ_WG * CLQ_GQ_COUNT_K)
 inline uint clq_blocks_of(uint len) { return (len + (CLQ_GQ_BLOCK - 1)) / CLQ_GQ_BLOCK; }
+inline uint clq_units_of(uint len) { return (len + (CLQ_GQ_UNIT - 1)) / CLQ_GQ_UNIT; }
 
 /* ---- work-group scans --------------------------------------------------------------------- */
 /* Every work-item of the group calls these with the same `wg` (the compile-time group size).
@@ -256,5 +261,5 @@ void clq_after_gqcount(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_
 void clq_after_gqsort(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
                       __global clq_leaf *leaves, __global uint *status, uint parity);
 void clq_enqueue_next(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
-                      __global clq_leaf *leaves, __global uint *status, uint parity, uint nseq, uint blocks);
+                      __global clq_leaf *leaves, __global uint *status, uint parity, uint nseq, uint units);
 #endif

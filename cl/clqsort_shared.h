@@ -20,6 +20,7 @@
 #define CLQ_ST_LEAF_CAP 8   /* input: capacity of the phase-two list */
 #define CLQ_ST_LAUNCHES 9   /* device-enqueue path: kernels enqueued on the device */
 #define CLQ_ST_POOL_CAP 10  /* input: capacity of the bucket pool (records) */
+#define CLQ_ST_CUR_UNITS 11 /* count units (CLQ_GQ_COUNT_K keys per work-item) of the sequences */
 #define CLQ_ST_WORDS 16
 
 /* Error bits in status[CLQ_ST_ERROR]. */
@@ -35,7 +36,7 @@
 #define CLQ_LEAF_FILL 2u       /* every key of the range equals `lo`: write it, read nothing */
 
 /* Record sizes in bytes for a key code of CODE_BYTES (4 or 8); the kernels check them. */
-#define CLQ_SEQ_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 10 * 4)
+#define CLQ_SEQ_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 12 * 4)
 #define CLQ_BUCKET_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 2 * 4)
 #define CLQ_LEAF_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 4 * 4)
 

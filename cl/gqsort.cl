@@ -67,13 +67,29 @@ void clq_emit_child(__global clq_seq *next, __global clq_leaf *leaves, __global 
     }
 }
 
-/* Index of the sequence that owns block `blk`: the last one whose first block is <= blk. */
-inline uint clq_find_sequence(__global const clq_seq *seqs, uint nseq, uint blk)
+/* Updates of local counters: atomics, except in a group of one work-item (CPU devices), where
+ * they would only cost time. */
+#if CLQ_GQ_WG == 1
+inline uint clq_gq_add(__local uint *p, uint v)
+{
+    const uint old = *p;
+    *p = old + v;
+    return old;
+}
+#define clq_gq_max(p, v) (*(p) = max(*(p), (v)))
+#else
+#define clq_gq_add(p, v) atomic_add((p), (v))
+#define clq_gq_max(p, v) clq_atomic_max_local((p), (v))
+#endif
+
+/* Index of the sequence that owns block (or count unit) `blk`: the last one whose first block
+ * (unit) is <= blk. */
+inline uint clq_find_sequence(__global const clq_seq *seqs, uint nseq, uint blk, uint count_pass)
 {
     uint lo = 0, hi = nseq - 1;
     while (lo < hi) {
         uint mid = (lo + hi + 1) / 2;
-        if (seqs[mid].first_block <= blk)
+        if ((count_pass ? seqs[mid].first_unit : seqs[mid].first_block) <= blk)
             lo = mid;
         else
             hi = mid - 1;
@@ -90,10 +106,12 @@ typedef struct clq_block {
     uint begin, n; /* the block: keys [begin, begin + n) of the sequence */
 } clq_block;
 
-inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool, uint nseq, uint blk)
+/* Block `blk` of the sort pass, or count unit `blk` of the count pass. */
+inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool, uint nseq, uint blk, uint count_pass)
 {
     clq_block b;
-    b.seq = list + clq_find_sequence(list, nseq, blk);
+    const uint size = count_pass ? CLQ_GQ_UNIT : CLQ_GQ_BLOCK;
+    b.seq = list + clq_find_sequence(list, nseq, blk, count_pass);
     b.bk = pool + b.seq->bucket_base;
     b.lo = b.seq->lo;
     b.shift = b.seq->shift;
@@ -101,15 +119,18 @@ inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool,
     b.start = b.seq->start;
     b.len = b.seq->len;
     b.in_scratch = b.seq->in_scratch;
-    b.begin = (blk - b.seq->first_block) * CLQ_GQ_BLOCK;
-    b.n = min((uint)CLQ_GQ_BLOCK, b.len - b.begin);
+    b.begin = (blk - (count_pass ? b.seq->first_unit : b.seq->first_block)) * size;
+    b.n = min(size, b.len - b.begin);
     return b;
 }
 
-/* Takes the block's ticket on one of the sequence's counters (after its global writes); every
- * work-item learns whether it was the last block. */
+/* Takes the block's ticket on one of the sequence's counters once all its global writes and
+ * atomics are done; every work-item learns whether it was the last block. Each work-item fences
+ * its own atomics first: a barrier orders memory within the group only, and an atomic whose
+ * result is unused may still be on its way (NVIDIA's OpenCL gave wrong bucket counts without). */
 inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local uint *flag)
 {
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
         mem_fence(CLK_GLOBAL_MEM_FENCE);
@@ -130,9 +151,9 @@ typedef struct clq_count_local {
 
 inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code cmin, clq_code cmax)
 {
-    atomic_add(&lm->count[b], n);
-    clq_atomic_max_local(&lm->not_min[b], ~cmin);
-    clq_atomic_max_local(&lm->max[b], cmax);
+    clq_gq_add(&lm->count[b], n);
+    clq_gq_max(&lm->not_min[b], ~cmin);
+    clq_gq_max(&lm->max[b], cmax);
 }
 
 /* The last block of a sequence: bucket counts -> offsets, buckets -> children. */
@@ -146,7 +167,7 @@ void clq_emit_children(__global clq_seq *next, __global clq_leaf *leaves, __glob
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint b = lid; b < blk->ways; b += CLQ_GQ_WG)
         if (clq_atomic_read_u32(&bk[b].count))
-            atomic_inc(&lm->nonempty);
+            clq_gq_add(&lm->nonempty, 1u);
     barrier(CLK_LOCAL_MEM_FENCE);
     /* one bucket holds every key: the keys stay where they are */
     const uint stay = lm->nonempty == 1u;
@@ -181,10 +202,10 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
     __global clq_seq *cur = lists + (size_t)parity * seq_cap;
     __global clq_seq *next = lists + (size_t)(parity ^ 1u) * seq_cap;
     const uint nseq = status[CLQ_ST_CUR_SEQS];
-    const uint nblocks = status[CLQ_ST_CUR_BLOCKS];
+    const uint nunits = status[CLQ_ST_CUR_UNITS];
 
-    for (uint i = get_group_id(0); i < nblocks; i += get_num_groups(0)) {
-        const clq_block blk = clq_block_at(cur, pool, nseq, i);
+    for (uint i = get_group_id(0); i < nunits; i += get_num_groups(0)) {
+        const clq_block blk = clq_block_at(cur, pool, nseq, i, 1);
         __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
         for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
             lm->count[b] = 0;
@@ -197,7 +218,7 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
          * sorted or clustered input does not queue every work-item on one local counter. */
         uint run_b = 0, run_n = 0;
         clq_code run_min = CLQ_CODE_MAX, run_max = 0;
-        for (uint k = 0; k < CLQ_GQ_K; k++) {
+        for (uint k = 0; k < CLQ_GQ_COUNT_K; k++) {
             const uint j = k * CLQ_GQ_WG + lid;
             if (j < blk.n) {
                 const clq_code c = clq_to_code(src[j]);
@@ -227,7 +248,7 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
                 clq_atomic_max_code(&blk.bk[b].max, lm->max[b]);
             }
         }
-        if (clq_last_ticket(&blk.seq->count_done, clq_blocks_of(blk.len), &lm->last))
+        if (clq_last_ticket(&blk.seq->count_done, clq_units_of(blk.len), &lm->last))
             clq_emit_children(next, leaves, status, &blk, lm);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -267,7 +288,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
     const uint nblocks = status[CLQ_ST_CUR_BLOCKS];
 
     for (uint i = get_group_id(0); i < nblocks; i += get_num_groups(0)) {
-        const clq_block blk = clq_block_at(cur, pool, nseq, i);
+        const clq_block blk = clq_block_at(cur, pool, nseq, i, 0);
         if (blk.seq->stay == 0) { /* the same for the whole group */
             __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
             __global clq_key *dst = (blk.in_scratch ? keys : scratch) + blk.start;
@@ -288,7 +309,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                 if (j < blk.n) {
                     v[k] = src[j];
                     CLQ_IF_PAIRS(w[k] = vsrc[j];)
-                    rank[k] = atomic_inc(&lm->count[clq_bucket_of(clq_to_code(v[k]), blk.lo, blk.shift)]);
+                    rank[k] = clq_gq_add(&lm->count[clq_bucket_of(clq_to_code(v[k]), blk.lo, blk.shift)], 1u);
                 }
             }
             barrier(CLK_LOCAL_MEM_FENCE);

@@ -47,22 +47,25 @@ void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global cl
     }
 
     uint nseq = min(status[CLQ_ST_NEXT_SEQS], seq_cap);
-    uint blocks = 0, buckets = 0;
+    uint blocks = 0, units = 0, buckets = 0;
     for (uint base = 0; base < nseq; base += CLQ_RL_WG) {
         const uint i = base + lid;
-        uint nb = 0, w = 0;
+        uint nb = 0, nu = 0, w = 0;
         if (i < nseq) {
             nb = clq_blocks_of(list[i].len);
+            nu = clq_units_of(list[i].len);
             w = clq_ways_log2(list[i].len, list[i].hi - list[i].lo);
         }
-        uint total_blocks, total_buckets;
+        uint total_blocks, total_units, total_buckets;
         const uint first_block = blocks + clq_scan_exclusive(nb, &total_blocks, lm->scan_tmp, CLQ_RL_WG);
+        const uint first_unit = units + clq_scan_exclusive(nu, &total_units, lm->scan_tmp, CLQ_RL_WG);
         const uint first_bucket = buckets + clq_scan_exclusive(i < nseq ? 1u << w : 0u, &total_buckets,
                                                                 lm->scan_tmp, CLQ_RL_WG);
         if (i < nseq) {
             __global clq_seq *seq = list + i;
             const clq_code width = seq->hi - seq->lo;
             seq->first_block = first_block;
+            seq->first_unit = first_unit;
             seq->bucket_base = first_bucket;
             seq->ways_log2 = w;
             seq->shift = CLQ_CODE_BITS - (uint)clz(width) - w;
@@ -71,6 +74,7 @@ void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global cl
             seq->stay = 0;
         }
         blocks += total_blocks;
+        units += total_units;
         buckets += total_buckets;
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
@@ -82,11 +86,12 @@ void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global cl
         }
         status[CLQ_ST_CUR_SEQS] = nseq;
         status[CLQ_ST_CUR_BLOCKS] = nseq ? blocks : 0u;
+        status[CLQ_ST_CUR_UNITS] = nseq ? units : 0u;
         status[CLQ_ST_NEXT_SEQS] = 0;
         if (nseq > 0 && ++status[CLQ_ST_LEVELS] > CLQ_CODE_BITS)
             status[CLQ_ST_ERROR] |= CLQ_ERR_DEPTH; /* cannot happen: each level narrows every range */
 #ifdef CLQ_DEVICE_ENQUEUE
-        clq_enqueue_next(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity, nseq, blocks);
+        clq_enqueue_next(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity, nseq, units);
 #endif
     }
 }
@@ -149,16 +154,16 @@ void clq_after_gqsort(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
     }
 }
 
-/* Called by work-item 0 of the relauncher once list `parity` holds nseq sequences in `blocks`
- * blocks: count them all, or, with none left, finish every phase-two record. The grids are
- * exact: one work-group per block or record. */
+/* Called by work-item 0 of the relauncher once list `parity` holds nseq sequences in `units`
+ * count units: count them all, or, with none left, finish every phase-two record. The grids are
+ * exact: one work-group per count unit, block or record. */
 void clq_enqueue_next(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
-                      __global clq_leaf *leaves, __global uint *status, uint parity, uint nseq, uint blocks)
+                      __global clq_leaf *leaves, __global uint *status, uint parity, uint nseq, uint units)
 {
     int err = CLK_SUCCESS;
     if (nseq > 0) {
         err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
-                             ndrange_1D((size_t)blocks * CLQ_GQ_WG, CLQ_GQ_WG),
+                             ndrange_1D((size_t)units * CLQ_GQ_WG, CLQ_GQ_WG),
                              ^(local void *lm) {
                                  clq_gqcount_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity,
                                                   (local clq_count_local *)lm);

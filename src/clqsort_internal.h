@@ -15,6 +15,7 @@ typedef struct clq_tuning {
     unsigned gq_wg;       /* gqsort_kernel work-group size */
     unsigned gq_k;        /* keys per work-item in a phase-one block */
     unsigned gq_ways;     /* most buckets a phase-one pass splits a sequence into (power of 2) */
+    unsigned gq_count_k;  /* keys per work-item of a count unit (phase one's count pass) */
     unsigned lq_wg;       /* lqsort_kernel work-group size */
     unsigned lq_ways;     /* most buckets a phase-two split makes (power of 2) */
     unsigned lq_max;      /* longest sequence phase two takes (local memory holds 2 x lq_max keys) */

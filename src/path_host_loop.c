@@ -12,11 +12,12 @@
 #include "clqsort_internal.h"
 
 /* One phase-one level: partition the current list (parity), prepare the next (parity ^ 1). */
-static cl_int enqueue_level(clqsort_context *ctx, const clq_program *p, unsigned parity, size_t gq_groups)
+static cl_int enqueue_level(clqsort_context *ctx, const clq_program *p, unsigned parity, size_t count_groups,
+                            size_t sort_groups)
 {
-    cl_int err = clq_launch(ctx, p->gqcount[parity], gq_groups, p->tuning.gq_wg);
+    cl_int err = clq_launch(ctx, p->gqcount[parity], count_groups, p->tuning.gq_wg);
     if (err == CL_SUCCESS)
-        err = clq_launch(ctx, p->gqsort[parity], gq_groups, p->tuning.gq_wg);
+        err = clq_launch(ctx, p->gqsort[parity], sort_groups, p->tuning.gq_wg);
     if (err == CL_SUCCESS)
         err = clq_launch(ctx, p->relauncher[parity ^ 1u], 1, p->tuning.rl_wg);
     return err;
@@ -33,11 +34,13 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
     cl_int err;
 
     /* Grids: enough groups to fill the device, never more than there can be blocks/records. */
-    const size_t block = (size_t)t->gq_wg * t->gq_k;
+    const size_t block = (size_t)t->gq_wg * t->gq_k, unit = (size_t)t->gq_wg * t->gq_count_k;
     const size_t resident = (size_t)ctx->compute_units * t->groups_per_cu;
-    size_t gq_groups = (plan->count + block - 1) / block + 1;
-    if (gq_groups > resident)
-        gq_groups = resident;
+    size_t sort_groups = (plan->count + block - 1) / block + 1, count_groups = (plan->count + unit - 1) / unit + 1;
+    if (sort_groups > resident)
+        sort_groups = resident;
+    if (count_groups > resident)
+        count_groups = resident;
     size_t lq_groups = plan->leaf_cap < resident ? plan->leaf_cap : resident;
 
     if ((err = clq_launch(ctx, p->relauncher[2], 1, t->rl_wg)) != CL_SUCCESS)
@@ -54,7 +57,7 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
         }
         for (;;) {
             for (unsigned i = 0; i < batch && level < plan->code_bits; i++, level++)
-                if ((err = enqueue_level(ctx, p, level & 1u, gq_groups)) != CL_SUCCESS)
+                if ((err = enqueue_level(ctx, p, level & 1u, count_groups, sort_groups)) != CL_SUCCESS)
                     return clq_fail_cl(ctx, "enqueue gqcount_kernel/gqsort_kernel/relauncher_kernel", err);
             if ((err = clq_read_status(ctx, CLQ_ST_ERROR + 1)) != CL_SUCCESS)
                 return clq_fail_cl(ctx, "clEnqueueReadBuffer(status)", err);
