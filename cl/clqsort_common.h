@@ -125,8 +125,15 @@ typedef uint clq_value; /* unused: the value buffers are NULL */
 #define CLQ_IF_PAIRS(...)
 #endif
 
-/* Bucket of code c in a range starting at lo, for buckets 2^shift codes wide. */
-inline uint clq_bucket_of(clq_code c, clq_code lo, uint shift) { return (uint)((c - lo) >> shift); }
+/* Bucket of code c in a range starting at lo, for buckets 2^shift codes wide, of `ways`. Codes
+ * outside the range cannot occur (ranges are exact); should one, it is kept inside the local
+ * arrays and the pass that counts buckets reports it (CLQ_ERR_RANGE), so that a broken
+ * invariant gives an error status instead of a memory fault. */
+inline uint clq_bucket_of(clq_code c, clq_code lo, uint shift, uint ways)
+{
+    return (uint)min((c - lo) >> shift, (clq_code)(ways - 1u));
+}
+inline uint clq_outside(clq_code c, clq_code lo, uint shift, uint ways) { return c < lo || ((c - lo) >> shift) >= ways; }
 
 /* ---- atomics on records ------------------------------------------------------------------- */
 

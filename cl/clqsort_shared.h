@@ -30,6 +30,8 @@
 #define CLQ_ERR_STACK 8u
 #define CLQ_ERR_ENQUEUE 16u
 #define CLQ_ERR_POOL_OVERFLOW 32u
+#define CLQ_ERR_RANGE 64u  /* a key lay outside its sequence's code range (clamped, not sorted) */
+#define CLQ_ERR_COUNT 128u /* a sequence's bucket counts did not add up to its length */
 
 /* Flags of a phase-two record. */
 #define CLQ_LEAF_IN_SCRATCH 1u /* the keys are in the scratch buffer, not the caller's */

@@ -125,11 +125,18 @@ inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool,
 }
 
 /* Takes the block's ticket on one of the sequence's counters once all its global writes and
- * atomics are done; every work-item learns whether it was the last block. Each work-item fences
- * its own atomics first: a barrier orders memory within the group only, and an atomic whose
- * result is unused may still be on its way (NVIDIA's OpenCL gave wrong bucket counts without). */
-inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local uint *flag)
+ * atomics are done; every work-item learns whether it was the last block.
+ * A fence is not enough for that on every runtime: NVIDIA's OpenCL compiles
+ * mem_fence(CLK_GLOBAL_MEM_FENCE) to a work-group-scope fence (membar.cta), and an atomic whose
+ * result is unused may be issued as a fire-and-forget reduction and land after the ticket (the last
+ * block then read short bucket counts: 1 sort in 100 at 2^24-2^26 keys on an H200). So each
+ * work-item passes in `landed`, a value made of the results of its atomics, and stores it in
+ * local memory before the barrier: it cannot get there before its atomics were performed.
+ * `sink` is local scratch of one uint per work-item. */
+inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local uint *flag, uint landed,
+                            __local uint *sink)
 {
+    sink[get_local_id(0)] = landed;
     mem_fence(CLK_GLOBAL_MEM_FENCE);
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
@@ -190,8 +197,12 @@ void clq_emit_children(__global clq_seq *next, __global clq_leaf *leaves, __glob
         }
         offset += total;
     }
-    if (lid == 0)
+    if (lid == 0) {
         blk->seq->stay = stay;
+        /* cannot fail: every block's counts were added before its ticket (no nested branch:
+         * pocl 3.1 miscompiled one here into a hang) */
+        atomic_or(&status[CLQ_ST_ERROR], offset != blk->len ? CLQ_ERR_COUNT : 0u);
+    }
 }
 
 void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool, __global clq_leaf *leaves,
@@ -216,13 +227,14 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
 
         /* Count. Consecutive keys of a work-item in one bucket are counted as one run, so that
          * sorted or clustered input does not queue every work-item on one local counter. */
-        uint run_b = 0, run_n = 0;
+        uint run_b = 0, run_n = 0, outside = 0;
         clq_code run_min = CLQ_CODE_MAX, run_max = 0;
         for (uint k = 0; k < CLQ_GQ_COUNT_K; k++) {
             const uint j = k * CLQ_GQ_WG + lid;
             if (j < blk.n) {
                 const clq_code c = clq_to_code(src[j]);
-                const uint b = clq_bucket_of(c, blk.lo, blk.shift);
+                const uint b = clq_bucket_of(c, blk.lo, blk.shift, blk.ways);
+                outside |= clq_outside(c, blk.lo, blk.shift, blk.ways);
                 if (b != run_b && run_n) {
                     clq_count_run(lm, run_b, run_n, run_min, run_max);
                     run_n = 0;
@@ -237,18 +249,21 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
         }
         if (run_n)
             clq_count_run(lm, run_b, run_n, run_min, run_max);
+        if (outside)
+            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_RANGE);
         barrier(CLK_LOCAL_MEM_FENCE);
 
         /* add the block's buckets to the sequence's */
+        uint landed = 0;
         for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
             const uint n = lm->count[b];
             if (n) {
-                atomic_add(&blk.bk[b].count, n);
-                clq_atomic_max_code(&blk.bk[b].not_min, lm->not_min[b]);
-                clq_atomic_max_code(&blk.bk[b].max, lm->max[b]);
+                landed += atomic_add(&blk.bk[b].count, n);
+                landed += (uint)clq_atomic_max_code(&blk.bk[b].not_min, lm->not_min[b]);
+                landed += (uint)clq_atomic_max_code(&blk.bk[b].max, lm->max[b]);
             }
         }
-        if (clq_last_ticket(&blk.seq->count_done, clq_units_of(blk.len), &lm->last))
+        if (clq_last_ticket(&blk.seq->count_done, clq_units_of(blk.len), &lm->last, landed, lm->scan_tmp))
             clq_emit_children(next, leaves, status, &blk, lm);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -309,7 +324,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                 if (j < blk.n) {
                     v[k] = src[j];
                     CLQ_IF_PAIRS(w[k] = vsrc[j];)
-                    rank[k] = clq_gq_add(&lm->count[clq_bucket_of(clq_to_code(v[k]), blk.lo, blk.shift)], 1u);
+                    rank[k] = clq_gq_add(&lm->count[clq_bucket_of(clq_to_code(v[k]), blk.lo, blk.shift, blk.ways)], 1u);
                 }
             }
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -333,7 +348,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             for (uint k = 0; k < CLQ_GQ_K; k++) {
                 const uint j = k * CLQ_GQ_WG + lid;
                 if (j < blk.n) {
-                    const uint at = lm->count[clq_bucket_of(clq_to_code(v[k]), blk.lo, blk.shift)] + rank[k];
+                    const uint at = lm->count[clq_bucket_of(clq_to_code(v[k]), blk.lo, blk.shift, blk.ways)] + rank[k];
                     lm->stage[at] = v[k];
                     CLQ_IF_PAIRS(lm->stage_v[at] = w[k];)
                 }
@@ -341,13 +356,15 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             barrier(CLK_LOCAL_MEM_FENCE);
             for (uint j = lid; j < blk.n; j += CLQ_GQ_WG) {
                 const clq_key key = lm->stage[j];
-                const uint to = lm->to[clq_bucket_of(clq_to_code(key), blk.lo, blk.shift)] + j;
-                dst[to] = key;
-                CLQ_IF_PAIRS(vdst[to] = lm->stage_v[j];)
+                const uint to = lm->to[clq_bucket_of(clq_to_code(key), blk.lo, blk.shift, blk.ways)] + j;
+                if (to < blk.len) { /* cannot fail unless the count pass reported an error */
+                    dst[to] = key;
+                    CLQ_IF_PAIRS(vdst[to] = lm->stage_v[j];)
+                }
             }
 
             /* 4. the last block clears the bucket records for the next level */
-            if (clq_last_ticket(&blk.seq->sort_done, clq_blocks_of(blk.len), &lm->last)) {
+            if (clq_last_ticket(&blk.seq->sort_done, clq_blocks_of(blk.len), &lm->last, 0u, lm->scan_tmp)) {
                 for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
                     blk.bk[b].count = 0;
                     blk.bk[b].cursor = 0;

@@ -87,13 +87,19 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     for (uint b = lid; b < ways; b += CLQ_LQ_WG)
         lm->end[b] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = lid; i < len; i += CLQ_LQ_WG)
-        clq_lq_inc(&lm->end[clq_bucket_of(clq_to_code(x[i]), lo, shift)]);
+    uint outside = 0;
+    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
+        const clq_code c = clq_to_code(x[i]);
+        outside |= clq_outside(c, lo, shift, ways);
+        clq_lq_inc(&lm->end[clq_bucket_of(c, lo, shift, ways)]);
+    }
+    if (outside)
+        atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_RANGE);
     barrier(CLK_LOCAL_MEM_FENCE);
     clq_scan_counts(lm->end, lm->begin, ways, lm->scan_tmp, CLQ_LQ_WG);
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
         const clq_key k = x[i];
-        const uint at = clq_lq_inc(&lm->end[clq_bucket_of(clq_to_code(k), lo, shift)]);
+        const uint at = clq_lq_inc(&lm->end[clq_bucket_of(clq_to_code(k), lo, shift, ways)]);
         y[at] = k;
         CLQ_IF_PAIRS(yv[at] = xv[i];)
     }
@@ -121,7 +127,7 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
         const clq_key k = y[i];
-        const uint b = clq_bucket_of(clq_to_code(k), lo, shift);
+        const uint b = clq_bucket_of(clq_to_code(k), lo, shift, ways);
         if (lm->end[b] - lm->begin[b] <= CLQ_LQ_SMALL || shift == 0) {
             out[s + i] = k;
             CLQ_IF_PAIRS(vout[s + i] = yv[i];)
@@ -149,6 +155,9 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
                 out[i] = value;
                 CLQ_IF_PAIRS(vout[i] = vsrc[i];)
             }
+        } else if (leaf.len > CLQ_LQ_MAX) { /* cannot happen: phase one emits no such record */
+            if (lid == 0)
+                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_LEAF_OVERFLOW);
         } else {
             for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG) {
                 lm->buf[0][i] = src[i];

@@ -340,10 +340,19 @@ clqsort_status clq_finish_status(clqsort_context *ctx, const clq_plan *plan)
     const cl_uint *st = ctx->status_host;
     ctx->stats.phase_one_levels = st[CLQ_ST_LEVELS];
     ctx->stats.phase_two_records = st[CLQ_ST_LEAVES];
-    if (st[CLQ_ST_ERROR] || st[CLQ_ST_CUR_SEQS])
+    if (st[CLQ_ST_ERROR] || st[CLQ_ST_CUR_SEQS]) {
+        static const char *const bits[] = {"work list full", "phase-two list full", "too many levels",
+                                           "phase-two stack full", "device enqueue failed", "bucket pool full",
+                                           "key outside its range", "bucket counts do not add up"};
+        char what[256] = "";
+        for (unsigned b = 0; b < sizeof bits / sizeof bits[0]; b++)
+            if (st[CLQ_ST_ERROR] & (1u << b))
+                snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", *what ? ", " : "", bits[b]);
         return clq_fail(ctx, CLQSORT_ERROR_INTERNAL,
-                        "the kernels reported error bits 0x%x with %u sequences left after %u levels (work "
+                        "the kernels reported error bits 0x%x (%s) with %u sequences left after %u levels (work "
                         "list capacity %u, phase-two capacity %u); the keys may be partly sorted",
-                        st[CLQ_ST_ERROR], st[CLQ_ST_CUR_SEQS], st[CLQ_ST_LEVELS], plan->seq_cap, plan->leaf_cap);
+                        st[CLQ_ST_ERROR], *what ? what : "none", st[CLQ_ST_CUR_SEQS], st[CLQ_ST_LEVELS],
+                        plan->seq_cap, plan->leaf_cap);
+    }
     return CLQSORT_SUCCESS;
 }
