@@ -201,28 +201,19 @@ uint64_t tu_code_of(clqsort_key_type t, const unsigned char *p)
     }
 }
 
-/* Stable LSD radix sort of n elements of w bytes, a byte of the key a pass: the key is the
- * element's code (by_code) or its raw bits. Passes where every element has the same byte are
- * skipped. Linear time, so that verifying 2^28 keys takes seconds, not minutes. */
-static void radix_pass_sort(clqsort_key_type t, unsigned char *a, size_t n, int by_code)
+/* LSD radix sort of 64-bit values, a byte a pass; passes where every value has the same byte
+ * are skipped. Linear time, so that verifying 2^28 keys takes seconds, not minutes. */
+static void radix_sort_u64(uint64_t *a, size_t n)
 {
-    const size_t w = tu_width_of(t);
-    unsigned char *tmp = malloc(n * w + 1);
-    uint64_t *key = malloc((n + 1) * sizeof *key);
-    if (!tmp || !key) {
+    uint64_t *tmp = malloc((n + 1) * sizeof *tmp);
+    if (!tmp) {
         fprintf(stderr, "test_util: out of host memory for the reference sort of %zu keys\n", n);
         exit(2);
     }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t u = 0;
-        memcpy(&u, a + i * w, w);
-        key[i] = by_code ? tu_code_of(t, a + i * w) : u;
-    }
-    uint64_t *key2 = malloc((n + 1) * sizeof *key2);
-    for (unsigned shift = 0; shift < 8 * w; shift += 8) {
+    for (unsigned shift = 0; shift < 64; shift += 8) {
         size_t count[257] = {0};
         for (size_t i = 0; i < n; i++)
-            count[((key[i] >> shift) & 0xff) + 1]++;
+            count[((a[i] >> shift) & 0xff) + 1]++;
         int skip = 0;
         for (int b = 1; b <= 256; b++)
             skip |= count[b] == n;
@@ -230,34 +221,84 @@ static void radix_pass_sort(clqsort_key_type t, unsigned char *a, size_t n, int 
             continue;
         for (int b = 0; b < 256; b++)
             count[b + 1] += count[b];
-        for (size_t i = 0; i < n; i++) {
-            const size_t to = count[(key[i] >> shift) & 0xff]++;
-            memcpy(tmp + to * w, a + i * w, w);
-            key2[to] = key[i];
-        }
-        memcpy(a, tmp, n * w);
-        uint64_t *k = key;
-        key = key2;
-        key2 = k;
+        for (size_t i = 0; i < n; i++)
+            tmp[count[(a[i] >> shift) & 0xff]++] = a[i];
+        memcpy(a, tmp, n * sizeof *a);
     }
     free(tmp);
-    free(key);
-    free(key2);
 }
+
+static uint64_t *load_u64(const unsigned char *keys, size_t n, size_t w)
+{
+    uint64_t *a = malloc((n + 1) * sizeof *a);
+    if (!a) {
+        fprintf(stderr, "test_util: out of host memory for %zu keys\n", n);
+        exit(2);
+    }
+    for (size_t i = 0; i < n; i++) {
+        a[i] = 0;
+        memcpy(&a[i], keys + i * w, w);
+    }
+    return a;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int is_nan64(uint64_t u) { return (u & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (u & 0x000fffffffffffffull); }
 
 void tu_sort_typed(clqsort_key_type t, int desc, void *keys, size_t n)
 {
-    /* by (code, raw bits): ties of the code (NaNs) are ordered by their bits, so that two
-     * multisets sorted this way compare byte-equal */
-    radix_pass_sort(t, keys, n, 0);
-    radix_pass_sort(t, keys, n, 1);
+    const size_t w = tu_width_of(t);
+    unsigned char *k = keys;
+    uint64_t *a = load_u64(k, n, w);
+    if (w == 4) {
+        /* (code, raw bits) in one 64-bit value: ties of the code (NaNs) ordered by their bits */
+        for (size_t i = 0; i < n; i++)
+            a[i] = tu_code_of(t, k + 4 * i) << 32 | a[i];
+        radix_sort_u64(a, n);
+        for (size_t i = 0; i < n; i++) {
+            const uint32_t v = (uint32_t)a[i];
+            memcpy(k + 4 * i, &v, 4);
+        }
+    } else {
+        /* an order-preserving bijection of the bits; for doubles it puts the negative NaNs first
+         * and the positive ones last, so afterwards every NaN is moved to the end, by bits */
+        const uint64_t sign = 1ull << 63;
+        for (size_t i = 0; i < n; i++)
+            a[i] = t == CLQSORT_KEY_INT64 ? a[i] ^ sign
+                   : t == CLQSORT_KEY_DOUBLE ? ((a[i] & sign) ? ~a[i] : a[i] | sign)
+                                              : a[i];
+        radix_sort_u64(a, n);
+        for (size_t i = 0; i < n; i++)
+            a[i] = t == CLQSORT_KEY_INT64 ? a[i] ^ sign
+                   : t == CLQSORT_KEY_DOUBLE ? ((a[i] & sign) ? a[i] ^ sign : ~a[i])
+                                              : a[i];
+        size_t lead = 0;
+        while (t == CLQSORT_KEY_DOUBLE && lead < n && is_nan64(a[lead]))
+            lead++;
+        uint64_t *nans = malloc((lead + 1) * sizeof *nans);
+        memcpy(nans, a, lead * sizeof *a);
+        memmove(a, a + lead, (n - lead) * sizeof *a);
+        memcpy(a + n - lead, nans, lead * sizeof *a);
+        free(nans);
+        size_t first_nan = n;
+        while (t == CLQSORT_KEY_DOUBLE && first_nan > 0 && is_nan64(a[first_nan - 1]))
+            first_nan--;
+        qsort(a + first_nan, n - first_nan, sizeof *a, cmp_u64);
+        for (size_t i = 0; i < n; i++)
+            memcpy(k + 8 * i, &a[i], 8);
+    }
+    free(a);
     if (desc) {
-        const size_t w = tu_width_of(t);
-        unsigned char tmp[8], *a = keys;
+        unsigned char tmp[8];
         for (size_t i = 0; i < n / 2; i++) {
-            memcpy(tmp, a + i * w, w);
-            memcpy(a + i * w, a + (n - 1 - i) * w, w);
-            memcpy(a + (n - 1 - i) * w, tmp, w);
+            memcpy(tmp, k + i * w, w);
+            memcpy(k + i * w, k + (n - 1 - i) * w, w);
+            memcpy(k + (n - 1 - i) * w, tmp, w);
         }
     }
 }
@@ -336,12 +377,11 @@ int tu_verify_typed(clqsort_key_type t, int desc, const unsigned char *in, const
             return 0;
         }
     }
-    unsigned char *x = malloc(n * w + 1), *y = malloc(n * w + 1);
-    memcpy(x, in, n * w);
-    memcpy(y, out, n * w);
-    tu_sort_typed(t, desc, x, n);
-    tu_sort_typed(t, desc, y, n);
-    int same = !memcmp(x, y, n * w);
+    /* the same multiset of bit patterns: both sorted by their bits */
+    uint64_t *x = load_u64(in, n, w), *y = load_u64(out, n, w);
+    radix_sort_u64(x, n);
+    radix_sort_u64(y, n);
+    int same = !memcmp(x, y, n * sizeof *x);
     if (!same)
         snprintf(why, why_size, "not a permutation of the input bit patterns");
     free(x);
