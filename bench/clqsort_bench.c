@@ -300,7 +300,7 @@ int main(int argc, char **argv)
                 else if (type == CLQSORT_KEY_UINT32 && !vsize)
                     ok = !memcmp(out, ref, n * w);
                 else
-                    ok = tu_verify_typed(type, 0, keys, out, n, why, sizeof why);
+                    ok = tu_verify_sorted(type, 0, ref, out, n, why, sizeof why);
                 if (ok && vsize) { /* every (key, index) pair came from the input, each index once */
                     memset(seen, 0, n + 1);
                     for (size_t i = 0; i < n && ok; i++) {

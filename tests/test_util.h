@@ -59,6 +59,10 @@ void tu_sort_typed(clqsort_key_type t, int desc, void *keys, size_t n);
  * in[0, n); else 0 with the reason in why. */
 int tu_verify_typed(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out, size_t n,
                     char *why, size_t why_size);
+/* The same, given ref = in sorted by tu_sort_typed(t, desc): linear time, for checking many
+ * sorts of one input. */
+int tu_verify_sorted(clqsort_key_type t, int desc, const unsigned char *ref, const unsigned char *out, size_t n,
+                     char *why, size_t why_size);
 /* The type's edge values into out (at most 32); returns how many. */
 size_t tu_edges(clqsort_key_type t, unsigned char *out);
 /* A distribution mapped to the type, with the edge values sprinkled into uniform input. */
