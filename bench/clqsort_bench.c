@@ -342,6 +342,8 @@ int main(int argc, char **argv)
                         tu_type_names[type], vsize ? (vsize == 4 ? "+u32" : "+u64") : "", tu_dist_name(d), n,
                         iterations, med, min_ms, xmed, med > 0 ? n / med / 1e3 : 0.0, qsort_ms,
                         stats.phase_one_levels, stats.kernel_launches, stats.host_round_trips, ok_runs == iterations);
+            if (csv)
+                fflush(csv); /* a sweep cut short by a time limit keeps the rows it finished */
             if (json)
                 fprintf(json,
                         "%s  {\"library\": \"clqsort\", \"device\": \"%s\", \"path\": \"%s\", \"type\": \"%s\", "

@@ -109,9 +109,11 @@ int main(int argc, char **argv)
                                                 : 0.5 * (sorted_ms[sorted_ms.size() / 2 - 1] + sorted_ms[sorted_ms.size() / 2]);
         std::printf("n=%zu uint32 uniform: boost.compute median %.3f ms (%.1f Mkeys/s), min %.3f ms; %d/%d runs verified\n",
                     n, med, n / med / 1e3, sorted_ms[0], ok_runs, runs);
-        if (csv)
+        if (csv) {
             std::fprintf(csv, "boost.compute,\"%s\",-,uint32,uniform,%zu,%d,%.4f,%.4f,,%.2f,,,,,%d\n", dev.name().c_str(), n,
                          runs, med, sorted_ms[0], n / med / 1e3, ok_runs == runs);
+            std::fflush(csv); // a sweep cut short keeps the rows it finished
+        }
     }
     if (csv)
         std::fclose(csv);
