@@ -73,6 +73,14 @@ int main(int argc, char **argv)
     bc::command_queue q(ctx, dev);
     std::printf("device: %s\n", dev.name().c_str());
     FILE *csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "a");
+    if (!csv_path.empty() && !csv) {
+        std::perror(csv_path.c_str());
+        return 2;
+    }
+    if (csv && std::ftell(csv) == 0) // the columns of clqsort-bench --csv
+        std::fputs("library,device,path,type,dist,n,runs,median_ms,min_ms,transfer_ms,mkeys_per_s,qsort_ms,levels,"
+                   "launches,round_trips,verified\n",
+                   csv);
 
     int failures = 0;
     std::stringstream sizes(n_list);
