@@ -193,8 +193,10 @@ typedef char clq_check_leaf_size[(sizeof(clq_leaf) == CLQ_LEAF_RECORD_BYTES(size
 #define CLQ_GQ_BLOCK (CLQ_GQ_WG * CLQ_GQ_K)
 
 #define CLQ_GQ_UNIT (CLQ_GQ_WG * CLQ_GQ_COUNT_K)
-inline uint clq_blocks_of(uint len) { return (len + (CLQ_GQ_BLOCK - 1)) / CLQ_GQ_BLOCK; }
-inline uint clq_units_of(uint len) { return (len + (CLQ_GQ_UNIT - 1)) / CLQ_GQ_UNIT; }
+/* ceil(len / size) without the overflow of len + size - 1 near 2^32 keys */
+inline uint clq_ceil_div(uint len, uint size) { return len / size + (len % size != 0u); }
+inline uint clq_blocks_of(uint len) { return clq_ceil_div(len, CLQ_GQ_BLOCK); }
+inline uint clq_units_of(uint len) { return clq_ceil_div(len, CLQ_GQ_UNIT); }
 
 /* ---- work-group scans --------------------------------------------------------------------- */
 /* Every work-item of the group calls these with the same `wg` (the compile-time group size).

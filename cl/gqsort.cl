@@ -7,16 +7,16 @@
  * over the keys; a 256-way split needs a quarter or less of the bytes moved (see
  * docs/PERFORMANCE.md for the arithmetic).
  *
- * A level is two launches over the same blocks (CLQ_GQ_BLOCK keys each; a group takes blocks
- * in turn, so the host can launch a fixed grid):
- *   gqcount_kernel  each block counts its keys per bucket with their code ranges (local atomics),
- *                   then adds them to the sequence's bucket records (global atomics). The block
- *                   with the last ticket scans the bucket counts into offsets and emits the
+ * A level is two launches over the sequences' keys (a group takes pieces in turn, so the host
+ * can launch a fixed grid):
+ *   gqcount_kernel  over count units (CLQ_GQ_UNIT keys): each counts its keys per bucket with
+ *                   their code ranges (local atomics), then adds them to the sequence's bucket
+ *                   records (global atomics). The unit with the last ticket scans the bucket counts into offsets and emits the
  *                   children (bucket b becomes child b, with its exact code range). If every key
  *                   fell in one bucket, nothing needs to move: the child is the sequence itself
  *                   with a narrower range, and the sort pass skips it.
- *   gqsort_kernel   each block loads its keys into registers, ranks them per bucket in local
- *                   memory, reserves its space in every bucket with one atomic add on the bucket
+ *   gqsort_kernel   over blocks (CLQ_GQ_BLOCK keys): each loads its keys into registers, ranks
+ *                   them per bucket in local memory, reserves its space in every bucket with one atomic add on the bucket
  *                   record, groups the keys by bucket in local memory and writes them to the other
  *                   buffer in contiguous runs. The block with the last ticket clears the bucket
  *                   records for the next level.
@@ -50,7 +50,7 @@ void clq_emit_child(__global clq_seq *next, __global clq_leaf *leaves, __global 
         }
         return;
     }
-    const uint nrec = lo == hi ? (len + (CLQ_FILL_CHUNK - 1)) / CLQ_FILL_CHUNK : 1u;
+    const uint nrec = lo == hi ? clq_ceil_div(len, CLQ_FILL_CHUNK) : 1u;
     const uint base = atomic_add(&status[CLQ_ST_LEAVES], nrec);
     if (base + nrec > status[CLQ_ST_LEAF_CAP]) {
         atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_LEAF_OVERFLOW);
@@ -137,7 +137,11 @@ inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local 
                             __local uint *sink)
 {
     sink[get_local_id(0)] = landed;
+#ifdef CLQ_DEVICE_ENQUEUE
+    atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);
+#else
     mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
         mem_fence(CLK_GLOBAL_MEM_FENCE);

@@ -62,7 +62,7 @@ inline void clq_insertion_sort(__local clq_key *x, __local clq_value *xv, uint n
 void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint *status, __local clq_lq_local *lm)
 {
     const uint lid = get_local_id(0);
-    const uint top = lm->sp - 1;
+    const uint top = min(lm->sp, (uint)CLQ_LQ_STACK) - 1u; /* more only after CLQ_ERR_STACK */
     const uint s = lm->st_start[top], len = lm->st_len[top], from = lm->st_buf[top];
     const clq_code lo = lm->st_lo[top], hi = lm->st_hi[top];
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -139,7 +139,8 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
 void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status, __local clq_lq_local *lm)
 {
     const uint lid = get_local_id(0);
-    const uint nleaves = min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
+    /* after an error in phase one the list may have holes: leave the keys as they are */
+    const uint nleaves = status[CLQ_ST_ERROR] ? 0u : min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
 
     for (uint r = get_group_id(0); r < nleaves; r += get_num_groups(0)) {
         const clq_leaf leaf = leaves[r];

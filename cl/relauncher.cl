@@ -3,14 +3,15 @@
  *
  * The count pass of a level (gqcount_kernel) appends the children that still need phase one to
  * the next work list (and the short ones to the phase-two list). relauncher_kernel turns that
- * list into the current one: it cuts every sequence into blocks and gives it its buckets in the
- * pool (scans of the block and bucket counts give each sequence its first block and bucket),
- * resets the sequence's tickets and publishes the sequence and block counts for the next level.
+ * list into the current one: it cuts every sequence into count units and blocks and gives it
+ * its buckets in the pool (scans of the unit, block and bucket counts give each sequence its
+ * first unit, block and bucket), resets the sequence's tickets and publishes the sequence, unit
+ * and block counts for the next level.
  * With `init` set it first emits the root sequence of status[CLQ_ST_COUNT] keys.
  *
  * The host loop launches it after every level and reads a few status words back now and then.
  * On the OpenCL 2.0 path it also launches the next kernel itself (gqcount_kernel over all
- * blocks, or lqsort_kernel once no long sequence is left), so the recursion stays on the device.
+ * count units, or lqsort_kernel once no long sequence is left), so the recursion stays on the device.
  */
 
 typedef struct clq_rl_local {
@@ -84,12 +85,14 @@ void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global cl
             status[CLQ_ST_ERROR] |= CLQ_ERR_POOL_OVERFLOW;
             nseq = 0;
         }
+        if (nseq > 0 && ++status[CLQ_ST_LEVELS] > CLQ_CODE_BITS) {
+            status[CLQ_ST_ERROR] |= CLQ_ERR_DEPTH; /* cannot happen: each level narrows every range */
+            nseq = 0;                              /* and the device-enqueue chain ends */
+        }
         status[CLQ_ST_CUR_SEQS] = nseq;
         status[CLQ_ST_CUR_BLOCKS] = nseq ? blocks : 0u;
         status[CLQ_ST_CUR_UNITS] = nseq ? units : 0u;
         status[CLQ_ST_NEXT_SEQS] = 0;
-        if (nseq > 0 && ++status[CLQ_ST_LEVELS] > CLQ_CODE_BITS)
-            status[CLQ_ST_ERROR] |= CLQ_ERR_DEPTH; /* cannot happen: each level narrows every range */
 #ifdef CLQ_DEVICE_ENQUEUE
         clq_enqueue_next(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity, nseq, units);
 #endif
@@ -106,7 +109,7 @@ void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_
 
 #ifdef CLQ_DEVICE_ENQUEUE
 /* ---- device-side launches (OpenCL C 2.0) -------------------------------------------------
- * The chain: relauncher -> gqcount -> gqsort over all blocks -> relauncher -> ... -> lqsort over
+ * The chain: relauncher -> gqcount over all count units -> gqsort over all blocks -> relauncher -> ... -> lqsort over
  * all phase-two records. Every child is enqueued with CLK_ENQUEUE_FLAGS_WAIT_KERNEL, so it starts
  * once the kernel that enqueued it has finished and its global writes are visible; the host's
  * first relauncher_kernel completes only when the whole chain has. Each block receives its

@@ -29,8 +29,8 @@ static const tuning_entry table[] = {
     /* CPUs: a work-group runs on one core, so both phases run best as one work-item per group,
      * counting with plain increments instead of local atomics. pocl 3.1, 2 cores, 2^22 keys:
      * 60 ms (16-item groups in phase one: 172 ms). Intel's CPU runtime 2026.2, same cores:
-     * 2^24 keys in 300-340 ms on either path; its vectorized 64-item groups took 1527 ms
-     * (device enqueue) and 645 ms (host loop), and 61 ms instead of 17 ms at 2^20. */
+     * 2^24 keys in 345 ms (device enqueue) and 353 ms (host loop); its vectorized 64-item
+     * groups took 1527 and 646 ms, and at 2^20 103 and 29 ms instead of 18 and 16. */
     {CL_DEVICE_TYPE_CPU, "", {1, 2048, 64, 16384, 1, 512, 4096, 32, 16384, 64, 8}},
     {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 16, 64, 128, 1024, 32, 8192, 64, 4}},
 };
@@ -58,8 +58,10 @@ static unsigned floor_pow2(size_t v)
 /* the larger of gqcount_kernel's and gqsort_kernel's local memory (gqsort.cl), codes <= 8 bytes */
 static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
 {
-    const cl_ulong count = (cl_ulong)t->gq_ways * (4 + 2 * 8) + 4ull * t->gq_wg + 64;
-    const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * kb + 8ull * t->gq_ways + 4ull * t->gq_wg + 64;
+    /* per bucket: count and two codes (count pass), count and target (sort pass); the scan
+     * takes two uints per work-item */
+    const cl_ulong count = (cl_ulong)t->gq_ways * (4 + 2 * 8) + 8ull * t->gq_wg + 64;
+    const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * kb + 8ull * t->gq_ways + 8ull * t->gq_wg + 64;
     return count > sort ? count : sort;
 }
 
@@ -88,7 +90,7 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->gq_ways = 2;
     if (t->gq_ways > 4096)
         t->gq_ways = 4096;
-    /* counts travel packed in 16 bits (clqsort_common.h) */
+    /* a block is staged in local memory: at most 32768 keys */
     while ((unsigned long)t->gq_wg * t->gq_k > 32768u && t->gq_k > 1)
         t->gq_k /= 2;
     if (t->lq_max > 32768u)
