@@ -142,7 +142,7 @@ typedef struct clqsort_info {
         lqsort_small;
 } clqsort_info;
 
-/* Counters of the last successful clqsort_sort() on a context. */
+/* Counters of the last successful sort on a context (clqsort_sort, _pairs or _host). */
 typedef struct clqsort_stats {
     unsigned phase_one_levels;  /* phase-one passes that had work */
     unsigned kernel_launches;   /* kernels run, by the host and the device together */
@@ -155,12 +155,13 @@ void clqsort_options_init(clqsort_options *options);
 
 /* Creates a context on a device chosen by `options` (may be NULL: environment, then default),
  * with its own OpenCL context and in-order queue. Kernels are built on first use of each key
- * type and order. On success *ctx is set; on failure *ctx is NULL and clqsort_last_error(NULL)
+ * type, order and value size. On success *ctx is set; on failure *ctx is NULL and clqsort_last_error(NULL)
  * says why (for CLQSORT_ERROR_NO_DEVICE, it lists the platforms and devices that exist). */
 clqsort_status clqsort_create(clqsort_context **ctx, const clqsort_options *options);
 
 /* Creates a context that enqueues on the program's own in-order `queue` (and its context and
- * device). Only `options->path` is used (NULL: CLQSORT_PATH, then auto). The queue and its
+ * device). Only `options->path` is used (NULL: CLQSORT_PATH, then auto; the variables that
+ * select a device are not read). The queue and its
  * context are retained until clqsort_release(). An out-of-order queue is refused with
  * CLQSORT_ERROR_INVALID_QUEUE. */
 clqsort_status clqsort_create_with_queue(clqsort_context **ctx, cl_command_queue queue,
@@ -178,8 +179,13 @@ void clqsort_release(clqsort_context *ctx);
  * is allocated on first need and kept in the context for later sorts. Keys past `count` are
  * left as they are. Sorting is not stable (equal keys are indistinguishable anyway).
  *
- * Bad input is reported before anything is enqueued, so `keys` is unchanged after any error
- * status up to CLQSORT_ERROR_OUT_OF_MEMORY. count 0 and 1 succeed without touching the device.
+ * Bad input is reported before anything is enqueued, so `keys` is unchanged after every refusal
+ * of an argument or option (CLQSORT_ERROR_INVALID_ARGUMENT to CLQSORT_ERROR_INVALID_QUEUE, and
+ * CLQSORT_ERROR_OVERLAPPING_BUFFERS), after CLQSORT_ERROR_BUILD, and after an
+ * CLQSORT_ERROR_OUT_OF_MEMORY for scratch memory. Once kernels run, a failure
+ * (CLQSORT_ERROR_OPENCL, CLQSORT_ERROR_INTERNAL, or CLQSORT_ERROR_OUT_OF_MEMORY from a launch)
+ * may leave the keys partly sorted; the message says which. count 0 and 1 succeed without
+ * touching the device.
  *
  * Order: integers by value; float and double by the total order
  *     -inf < negative numbers < -0.0 < +0.0 < positive numbers < +inf < NaN
@@ -203,15 +209,18 @@ clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem valu
 
 /* Sorts `count` keys of type `type` in host memory at `keys`, like clqsort_sort: copies them to
  * a device buffer the context keeps for this, sorts, and copies them back before returning.
- * `keys` NULL gives CLQSORT_ERROR_NULL_BUFFER (also for count 0); the array is unchanged after
- * any error status up to CLQSORT_ERROR_OUT_OF_MEMORY. */
+ * `keys` NULL gives CLQSORT_ERROR_NULL_BUFFER (also for count 0); the array is not written
+ * after any error status. */
 clqsort_status clqsort_sort_host(clqsort_context *ctx, void *keys, size_t count, clqsort_key_type type,
                                  unsigned flags);
 
-/* Fills *info with what the context runs on. */
+/* Fills *info with what the context runs on. If CLQSORT_TUNING is set and invalid, *info holds
+ * the tuning table's shape and CLQSORT_ERROR_INVALID_OPTION is returned (sorts that build
+ * kernels give the same error). */
 clqsort_status clqsort_get_info(const clqsort_context *ctx, clqsort_info *info);
 
-/* Fills *stats with the counters of the last successful sort on the context. */
+/* Fills *stats with the counters of the last successful sort on the context (all zero before
+ * the first); a failed sort leaves them as they were. */
 clqsort_status clqsort_get_stats(const clqsort_context *ctx, clqsort_stats *stats);
 
 /* The context's OpenCL context, device and queue (owned by the clqsort context). */

@@ -59,7 +59,8 @@ struct clqsort_context {
     size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, host_keys_bytes;
     cl_uint status_host[CLQ_ST_WORDS];
 
-    clqsort_stats stats;
+    clqsort_stats stats;      /* counters of the sort in progress */
+    clqsort_stats last_stats; /* of the last successful sort (clqsort_get_stats) */
     /* CLQSORT_PROFILE=1: events of the host's launches, summed per kernel after each sort */
     int profile;
     cl_event events[256];

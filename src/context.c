@@ -242,6 +242,21 @@ static clqsort_status parse_path(const char *s, clqsort_path *out)
 }
 
 /* Options first, then the environment, then defaults. */
+/* The execution path: the option, else CLQSORT_PATH, else auto. */
+static clqsort_status resolve_path(const clqsort_options *o, clqsort_path *path)
+{
+    *path = o->path;
+    if (*path < CLQSORT_PATH_DEFAULT || *path > CLQSORT_PATH_DEVICE_ENQUEUE)
+        return clq_fail(NULL, CLQSORT_ERROR_INVALID_OPTION, "path %d is not a clqsort_path", (int)*path);
+    const char *env;
+    if (*path == CLQSORT_PATH_DEFAULT) {
+        *path = CLQSORT_PATH_AUTO;
+        if ((env = getenv("CLQSORT_PATH")) && *env)
+            return parse_path(env, path);
+    }
+    return CLQSORT_SUCCESS;
+}
+
 static clqsort_status resolve_selection(const clqsort_options *o, selection *sel)
 {
     clqsort_options defaults;
@@ -284,18 +299,7 @@ static clqsort_status resolve_selection(const clqsort_options *o, selection *sel
     if (sel->index < 0)
         sel->index = 0;
 
-    sel->path = o->path;
-    if (sel->path < CLQSORT_PATH_DEFAULT || sel->path > CLQSORT_PATH_DEVICE_ENQUEUE)
-        return clq_fail(NULL, CLQSORT_ERROR_INVALID_OPTION, "path %d is not a clqsort_path", (int)sel->path);
-    if (sel->path == CLQSORT_PATH_DEFAULT) {
-        sel->path = CLQSORT_PATH_AUTO;
-        if ((env = getenv("CLQSORT_PATH")) && *env) {
-            clqsort_status s = parse_path(env, &sel->path);
-            if (s != CLQSORT_SUCCESS)
-                return s;
-        }
-    }
-    return CLQSORT_SUCCESS;
+    return resolve_path(o, &sel->path);
 }
 
 static cl_device_type cl_type_of(clqsort_device_type t)
@@ -519,12 +523,14 @@ clqsort_status clqsort_create_with_queue(clqsort_context **out, cl_command_queue
     *out = NULL;
     if (!queue)
         return clq_fail(NULL, CLQSORT_ERROR_INVALID_QUEUE, "the queue is NULL");
+    /* the queue fixes the device: only the path is chosen (CLQSORT_DEVICE and the others are
+     * not read) */
     clqsort_options only_path;
     clqsort_options_init(&only_path);
     if (options)
         only_path.path = options->path;
-    selection sel;
-    clqsort_status s = resolve_selection(&only_path, &sel);
+    clqsort_path path;
+    clqsort_status s = resolve_path(&only_path, &path);
     if (s != CLQSORT_SUCCESS)
         return s;
 
@@ -551,7 +557,7 @@ clqsort_status clqsort_create_with_queue(clqsort_context **out, cl_command_queue
     ctx->queue = queue;
     ctx->context = context;
     ctx->device = dev;
-    return finish_create(ctx, sel.path, out);
+    return finish_create(ctx, path, out);
 }
 
 void clqsort_release(clqsort_context *ctx)
@@ -605,9 +611,13 @@ clqsort_status clqsort_get_info(const clqsort_context *ctx, clqsort_info *info)
     info->compute_units = ctx->compute_units;
     info->max_work_group_size = ctx->max_work_group_size;
     info->local_mem_size = ctx->local_mem_size;
-    clq_tuning t;
-    clq_tuning_for_device(ctx, 4, &t);
-    clq_tuning_from_env((clqsort_context *)ctx, 4, &t); /* a bad value is reported by the sort */
+    clq_tuning t, table;
+    clq_tuning_for_device(ctx, 4, &table);
+    t = table;
+    /* a bad CLQSORT_TUNING: the table's shape is reported, with the error the sorts will give */
+    const clqsort_status s = clq_tuning_from_env((clqsort_context *)ctx, 4, &t);
+    if (s != CLQSORT_SUCCESS)
+        t = table;
     info->gqsort_work_group = t.gq_wg;
     info->gqsort_keys_per_item = t.gq_k;
     info->lqsort_work_group = t.lq_wg;
@@ -615,7 +625,7 @@ clqsort_status clqsort_get_info(const clqsort_context *ctx, clqsort_info *info)
     info->lqsort_ways = t.lq_ways;
     info->lqsort_max = t.lq_max;
     info->lqsort_small = t.lq_small;
-    return CLQSORT_SUCCESS;
+    return s;
 }
 
 clqsort_status clqsort_get_stats(const clqsort_context *ctx, clqsort_stats *stats)
@@ -624,7 +634,7 @@ clqsort_status clqsort_get_stats(const clqsort_context *ctx, clqsort_stats *stat
         return clq_fail(NULL, CLQSORT_ERROR_NULL_CONTEXT, "clqsort_get_stats: ctx is NULL");
     if (!stats)
         return clq_fail((clqsort_context *)ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_get_stats: stats is NULL");
-    *stats = ctx->stats;
+    *stats = ctx->last_stats;
     return CLQSORT_SUCCESS;
 }
 

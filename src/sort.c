@@ -150,8 +150,10 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, cl_mem values, siz
     if (s != CLQSORT_SUCCESS)
         return s;
     memset(&ctx->stats, 0, sizeof ctx->stats);
-    if (count < 2)
+    if (count < 2) {
+        ctx->last_stats = ctx->stats;
         return CLQSORT_SUCCESS;
+    }
 
     clq_plan plan;
     memset(&plan, 0, sizeof plan);
@@ -184,7 +186,10 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, cl_mem values, siz
         if ((s = ensure_buffer(ctx, &ctx->status, &have, CLQ_ST_WORDS * sizeof(cl_uint), "status")))
             return s;
     }
-    return ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, &plan) : clq_run_host_loop(ctx, &plan);
+    s = ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, &plan) : clq_run_host_loop(ctx, &plan);
+    if (s == CLQSORT_SUCCESS)
+        ctx->last_stats = ctx->stats;
+    return s;
 }
 
 clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type, unsigned flags)

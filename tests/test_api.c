@@ -152,8 +152,11 @@ static void test_own_queue(clqsort_context *ctx)
     cl_command_queue ooo = clCreateCommandQueue(c, dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
 #pragma GCC diagnostic pop
     clqsort_context *mine;
+    /* the queue fixes the device: variables that select one are not read */
+    setenv("CLQSORT_DEVICE", "toaster", 1);
     CHECK(clqsort_create_with_queue(&mine, q, NULL) == CLQSORT_SUCCESS, "create_with_queue: %s",
           clqsort_last_error(NULL));
+    unsetenv("CLQSORT_DEVICE");
     CHECK(clqsort_cl_context(mine) == c && clqsort_cl_queue(mine) == q, "context/queue of create_with_queue");
     char why[256];
     CHECK(tu_sort_host(mine, in, N, out) == CLQSORT_SUCCESS, "sort on own queue: %s", clqsort_last_error(mine));
@@ -175,6 +178,41 @@ static void test_own_queue(clqsort_context *ctx)
     CHECK(clqsort_create_with_queue(&none, NULL, NULL) == CLQSORT_ERROR_INVALID_QUEUE && none == NULL, "NULL queue");
     clReleaseCommandQueue(q);
     clReleaseContext(c);
+}
+
+/* clqsort_get_stats reports the last successful sort; a bad CLQSORT_TUNING is an error of the
+ * sort that builds kernels with it and of clqsort_get_info, not a silent partial tuning. */
+static void test_stats_and_tuning(clqsort_context *ctx)
+{
+    char why[256];
+    CHECK(tu_sort_host(ctx, in, N, out) == CLQSORT_SUCCESS, "sort: %s", clqsort_last_error(ctx));
+    CHECK(tu_verify(in, out, N, why, sizeof why), "sort: %s", why);
+    clqsort_stats good, after;
+    CHECK(clqsort_get_stats(ctx, &good) == CLQSORT_SUCCESS && good.kernel_launches > 0, "stats of a sort");
+
+    const char *saved = getenv("CLQSORT_TUNING");
+    char keep[512];
+    snprintf(keep, sizeof keep, "%s", saved ? saved : "");
+    setenv("CLQSORT_TUNING", "gq_wg=3", 1); /* not a power of two */
+    cl_int err;
+    cl_mem buf = clCreateBuffer(clqsort_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, N * 4, in, &err);
+    /* descending order needs a program not built yet: the tuning is read now */
+    CHECK(clqsort_sort(ctx, buf, N, CLQSORT_KEY_UINT32, CLQSORT_DESCENDING) == CLQSORT_ERROR_INVALID_OPTION,
+          "bad CLQSORT_TUNING refused");
+    CHECK(strstr(clqsort_last_error(ctx), "CLQSORT_TUNING") != NULL, "message: %s", clqsort_last_error(ctx));
+    clEnqueueReadBuffer(clqsort_cl_queue(ctx), buf, CL_TRUE, 0, N * 4, out, 0, NULL, NULL);
+    CHECK(!memcmp(in, out, N * 4), "keys unchanged after the refused sort");
+    CHECK(clqsort_get_stats(ctx, &after) == CLQSORT_SUCCESS && !memcmp(&good, &after, sizeof good),
+          "stats still those of the last successful sort");
+    clqsort_info info;
+    CHECK(clqsort_get_info(ctx, &info) == CLQSORT_ERROR_INVALID_OPTION && info.gqsort_work_group > 0,
+          "get_info reports the bad tuning and the table's shape");
+    if (saved)
+        setenv("CLQSORT_TUNING", keep, 1);
+    else
+        unsetenv("CLQSORT_TUNING");
+    CHECK(clqsort_get_info(ctx, &info) == CLQSORT_SUCCESS, "get_info: %s", clqsort_last_error(ctx));
+    clReleaseMemObject(buf);
 }
 
 /* Selection through the environment, with the errors a user would meet. */
@@ -244,6 +282,7 @@ int main(void)
     test_two_contexts(ctx, other);
     test_prefix(ctx);
     test_own_queue(ctx);
+    test_stats_and_tuning(other);
     clqsort_release(other);
     clqsort_release(ctx);
     test_selection();
