@@ -57,14 +57,23 @@ int main(int argc, char **argv)
             return s == "--help" ? 0 : 2;
         }
     }
+    // the device clqsort-bench picks by default: the first GPU of a matching platform, else the
+    // first device of one
     bc::device dev;
-    bool found = false;
-    for (auto &p : bc::system::platforms())
-        if (vendor.empty() || contains_nocase(p.name(), vendor) || contains_nocase(p.vendor(), vendor)) {
+    bool found = false, gpu = false;
+    for (auto &p : bc::system::platforms()) {
+        if (!vendor.empty() && !contains_nocase(p.name(), vendor) && !contains_nocase(p.vendor(), vendor))
+            continue;
+        for (auto &d : p.devices())
+            if (!gpu && (d.type() & CL_DEVICE_TYPE_GPU)) {
+                dev = d;
+                found = gpu = true;
+            }
+        if (!found && !p.devices().empty()) {
             dev = p.devices()[0];
             found = true;
-            break;
         }
+    }
     if (!found) {
         std::fprintf(stderr, "no OpenCL platform matches \"%s\"\n", vendor.c_str());
         return 2;
@@ -105,8 +114,10 @@ int main(int argc, char **argv)
             auto t1 = std::chrono::steady_clock::now();
             bc::copy(work.begin(), work.end(), out.begin(), q);
             const bool ok = out == ref;
-            if (r < 0)
+            if (r < 0) { // not timed, but a wrong warm-up run fails the program too
+                failures += !ok;
                 continue;
+            }
             ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
             ok_runs += ok;
             failures += !ok;

@@ -3,7 +3,7 @@
  * permutation against a CPU reference sort, on the device the environment selects.
  *
  *   test_sort [--tiny | --quick | --large]
- *     --tiny   a dozen sizes up to 1100 keys, around the boundaries of a small tuning (for
+ *     --tiny   nine sizes up to 1100 keys, around the boundaries of a small tuning (for
  *              oclgrind, which simulates every work-item and checks every access)
  *     --quick  sizes up to a few thousand keys
  *     default  sizes up to 2^20, every boundary of the kernels' tuning +-1
