@@ -14,9 +14,9 @@ rate $r/h200-sizes.csv > "$tmp/h200.dat"
 rate $r/h200-boost.csv > "$tmp/h200-boost.dat"
 rate $r/pocl-sizes.csv > "$tmp/pocl.dat"
 rate $r/pocl-boost.csv > "$tmp/pocl-boost.dat"
-# the device name is quoted and holds no comma, so n is column 3 and the time column 4 here too
-awk -F, -v lib=vexcl '$1 == lib { print $3, $3 / $4 / 1e3 }' $r/quoted-anchors.csv > "$tmp/vexcl.dat"
-awk -F, -v lib=cub-radix-sort '$1 == lib { print $3, $3 / $4 / 1e3 }' $r/quoted-anchors.csv > "$tmp/cub.dat"
+# quoted-anchors.csv: the device name is quoted and holds no comma; type = 3, n = 4, time = 5
+awk -F, -v lib=vexcl '$1 == lib && $3 == "uint32" { print $4, $4 / $5 / 1e3 }' $r/quoted-anchors.csv > "$tmp/vexcl.dat"
+awk -F, -v lib=cub-radix-sort '$1 == lib && $3 == "uint32" { print $4, $4 / $5 / 1e3 }' $r/quoted-anchors.csv > "$tmp/cub.dat"
 gnuplot <<GP
 set terminal pngcairo size 960,600 noenhanced
 set output 'docs/throughput.png'
