@@ -11,15 +11,16 @@
  * can launch a fixed grid):
  *   gqcount_kernel  over count units (CLQ_GQ_UNIT keys): each counts its keys per bucket with
  *                   their code ranges (local atomics), then adds them to the sequence's bucket
- *                   records (global atomics). The unit with the last ticket scans the bucket counts into offsets and emits the
- *                   children (bucket b becomes child b, with its exact code range). If every key
- *                   fell in one bucket, nothing needs to move: the child is the sequence itself
- *                   with a narrower range, and the sort pass skips it.
+ *                   records (global atomics). The unit with the last ticket scans the bucket
+ *                   counts into offsets and emits the children (bucket b becomes child b, with
+ *                   its exact code range). If every key fell in one bucket, nothing needs to
+ *                   move: the child is the sequence itself with a narrower range, and the sort
+ *                   pass skips it.
  *   gqsort_kernel   over blocks (CLQ_GQ_BLOCK keys): each loads its keys into registers, ranks
- *                   them per bucket in local memory, reserves its space in every bucket with one atomic add on the bucket
- *                   record, groups the keys by bucket in local memory and writes them to the other
- *                   buffer in contiguous runs. The block with the last ticket clears the bucket
- *                   records for the next level.
+ *                   them per bucket in local memory, reserves its space in every bucket with one
+ *                   atomic add on the bucket record, groups the keys by bucket in local memory
+ *                   and writes them to the other buffer in contiguous runs. The block with the
+ *                   last ticket clears the bucket records for the next level.
  * No group reads keys another group wrote in the same launch: what the last group needs comes
  * through atomics on the records.
  *
@@ -128,8 +129,8 @@ inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool,
  * atomics are done; every work-item learns whether it was the last block.
  * A fence is not enough for that on every runtime: NVIDIA's OpenCL compiles
  * mem_fence(CLK_GLOBAL_MEM_FENCE) to a work-group-scope fence (membar.cta), and an atomic whose
- * result is unused may be issued as a fire-and-forget reduction and land after the ticket (the last
- * block then read short bucket counts: 1 sort in 100 at 2^24-2^26 keys on an H200). So each
+ * result is unused may be issued as a fire-and-forget reduction and land after the ticket (the
+ * last block then read short bucket counts: 1 sort in 100 at 2^24-2^26 keys on an H200). So each
  * work-item passes in `landed`, a value made of the results of its atomics, and stores it in
  * local memory before the barrier: it cannot get there before its atomics were performed.
  * `sink` is local scratch of one uint per work-item. */

@@ -11,7 +11,8 @@
  *
  * The host loop launches it after every level and reads a few status words back now and then.
  * On the OpenCL 2.0 path it also launches the next kernel itself (gqcount_kernel over all
- * count units, or lqsort_kernel once no long sequence is left), so the recursion stays on the device.
+ * count units, or lqsort_kernel once no long sequence is left), so the recursion stays on the
+ * device.
  */
 
 typedef struct clq_rl_local {
@@ -109,10 +110,11 @@ void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_
 
 #ifdef CLQ_DEVICE_ENQUEUE
 /* ---- device-side launches (OpenCL C 2.0) -------------------------------------------------
- * The chain: relauncher -> gqcount over all count units -> gqsort over all blocks -> relauncher -> ... -> lqsort over
- * all phase-two records. Every child is enqueued with CLK_ENQUEUE_FLAGS_WAIT_KERNEL, so it starts
- * once the kernel that enqueued it has finished and its global writes are visible; the host's
- * first relauncher_kernel completes only when the whole chain has. Each block receives its
+ * The chain: relauncher -> gqcount over all count units -> gqsort over all blocks -> relauncher
+ * -> ... -> lqsort over all phase-two records. Every child is enqueued with
+ * CLK_ENQUEUE_FLAGS_WAIT_KERNEL, so it starts once the kernel that enqueued it has finished and
+ * its global writes are visible; the host's first relauncher_kernel completes only when the
+ * whole chain has. Each block receives its
  * work-group's local memory as one `local void *` argument of the size of the body's struct. */
 
 static void clq_note_enqueue(__global uint *status, int err)

@@ -155,15 +155,15 @@ void clqsort_options_init(clqsort_options *options);
 
 /* Creates a context on a device chosen by `options` (may be NULL: environment, then default),
  * with its own OpenCL context and in-order queue. Kernels are built on first use of each key
- * type, order and value size. On success *ctx is set; on failure *ctx is NULL and clqsort_last_error(NULL)
- * says why (for CLQSORT_ERROR_NO_DEVICE, it lists the platforms and devices that exist). */
+ * type, order and value size. On success *ctx is set; on failure *ctx is NULL and
+ * clqsort_last_error(NULL) says why (for CLQSORT_ERROR_NO_DEVICE, it lists the platforms and
+ * devices that exist). */
 clqsort_status clqsort_create(clqsort_context **ctx, const clqsort_options *options);
 
 /* Creates a context that enqueues on the program's own in-order `queue` (and its context and
  * device). Only `options->path` is used (NULL: CLQSORT_PATH, then auto; the variables that
- * select a device are not read). The queue and its
- * context are retained until clqsort_release(). An out-of-order queue is refused with
- * CLQSORT_ERROR_INVALID_QUEUE. */
+ * select a device are not read). The queue and its context are retained until
+ * clqsort_release(). An out-of-order queue is refused with CLQSORT_ERROR_INVALID_QUEUE. */
 clqsort_status clqsort_create_with_queue(clqsort_context **ctx, cl_command_queue queue,
                                          const clqsort_options *options);
 
