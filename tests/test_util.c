@@ -280,18 +280,20 @@ void tu_sort_typed(clqsort_key_type t, int desc, void *keys, size_t n)
             a[i] = t == CLQSORT_KEY_INT64 ? a[i] ^ sign
                    : t == CLQSORT_KEY_DOUBLE ? ((a[i] & sign) ? a[i] ^ sign : ~a[i])
                                               : a[i];
-        size_t lead = 0;
-        while (t == CLQSORT_KEY_DOUBLE && lead < n && is_nan64(a[lead]))
-            lead++;
-        uint64_t *nans = malloc((lead + 1) * sizeof *nans);
-        memcpy(nans, a, lead * sizeof *a);
-        memmove(a, a + lead, (n - lead) * sizeof *a);
-        memcpy(a + n - lead, nans, lead * sizeof *a);
-        free(nans);
-        size_t first_nan = n;
-        while (t == CLQSORT_KEY_DOUBLE && first_nan > 0 && is_nan64(a[first_nan - 1]))
-            first_nan--;
-        qsort(a + first_nan, n - first_nan, sizeof *a, cmp_u64);
+        if (t == CLQSORT_KEY_DOUBLE) {
+            size_t lead = 0; /* negative NaNs, now first: moved behind everything */
+            while (lead < n && is_nan64(a[lead]))
+                lead++;
+            uint64_t *nans = malloc((lead + 1) * sizeof *nans);
+            memcpy(nans, a, lead * sizeof *a);
+            memmove(a, a + lead, (n - lead) * sizeof *a);
+            memcpy(a + n - lead, nans, lead * sizeof *a);
+            free(nans);
+            size_t first_nan = n;
+            while (first_nan > 0 && is_nan64(a[first_nan - 1]))
+                first_nan--;
+            qsort(a + first_nan, n - first_nan, sizeof *a, cmp_u64);
+        }
         for (size_t i = 0; i < n; i++)
             memcpy(k + 8 * i, &a[i], 8);
     }
