@@ -241,7 +241,6 @@ static clqsort_status parse_path(const char *s, clqsort_path *out)
     return CLQSORT_SUCCESS;
 }
 
-/* Options first, then the environment, then defaults. */
 /* The execution path: the option, else CLQSORT_PATH, else auto. */
 static clqsort_status resolve_path(const clqsort_options *o, clqsort_path *path)
 {
@@ -257,6 +256,7 @@ static clqsort_status resolve_path(const clqsort_options *o, clqsort_path *path)
     return CLQSORT_SUCCESS;
 }
 
+/* Options first, then the environment, then defaults. */
 static clqsort_status resolve_selection(const clqsort_options *o, selection *sel)
 {
     clqsort_options defaults;
