@@ -18,9 +18,29 @@
  *         puts(clqsort_last_error(ctx));
  *     clqsort_release(ctx);
  *
- * Thread safety: a context is used by one thread at a time (calls on one context must not
- * overlap); distinct contexts may be used from distinct threads at once. clqsort_last_error(NULL)
- * and clqsort_status_string() are safe from any thread.
+ * Threads: distinct contexts may be used from distinct threads at once, and contexts may be
+ * created on many threads at once (the library serialises its own queries of the platforms and
+ * devices, which some runtimes, pocl among them, answer wrongly when asked from two threads at
+ * once; a program that queries devices itself while another thread creates a context can still
+ * meet that). A context is used by one thread at a time: a call on a context that another thread
+ * is inside of is refused with CLQSORT_ERROR_CONTEXT_BUSY before it touches anything (nothing
+ * waits; see that status). clqsort_last_error(NULL), clqsort_status_string() and the
+ * clqsort_cl_*() accessors are safe from any thread.
+ *
+ * Errors: every call returns a clqsort_status, and every failure leaves a message that names the
+ * public function, the cause and, for a failed OpenCL call, the call and its error code, in
+ * clqsort_last_error(). An OpenCL error code maps to a status by one table, wherever it occurs:
+ *     CL_OUT_OF_HOST_MEMORY, CL_OUT_OF_RESOURCES, CL_MEM_OBJECT_ALLOCATION_FAILURE,
+ *     CL_INVALID_BUFFER_SIZE                              -> CLQSORT_ERROR_OUT_OF_MEMORY
+ *     CL_BUILD_PROGRAM_FAILURE, CL_COMPILER_NOT_AVAILABLE, CL_LINKER_NOT_AVAILABLE,
+ *     CL_INVALID_BUILD_OPTIONS, CL_INVALID_PROGRAM_EXECUTABLE -> CLQSORT_ERROR_BUILD
+ *     CL_INVALID_COMMAND_QUEUE                            -> CLQSORT_ERROR_INVALID_QUEUE
+ *     CL_INVALID_MEM_OBJECT                               -> CLQSORT_ERROR_INVALID_BUFFER
+ *     CL_DEVICE_NOT_FOUND, CL_DEVICE_NOT_AVAILABLE        -> CLQSORT_ERROR_NO_DEVICE
+ *     any other code                                      -> CLQSORT_ERROR_OPENCL
+ * A failed host allocation is CLQSORT_ERROR_OUT_OF_MEMORY too. When a call fails, nothing it
+ * created is left behind (a failed clqsort_create leaves no context), nothing it enqueued is
+ * still running, and the context it was given still works: the next call can succeed.
  *
  * Ownership: the library owns its context object, programs and scratch buffers, and releases
  * them in clqsort_release(). It never releases a buffer, queue or context the program passed in
@@ -73,7 +93,11 @@ typedef enum clqsort_status {
     CLQSORT_ERROR_OUT_OF_MEMORY = -15,     /* host or device memory for scratch could not be had */
     CLQSORT_ERROR_OPENCL = -16,            /* an OpenCL call failed (message names call and code) */
     CLQSORT_ERROR_INTERNAL = -17,          /* a kernel reported a broken invariant: a bug */
-    CLQSORT_ERROR_OVERLAPPING_BUFFERS = -18 /* keys and values share memory */
+    CLQSORT_ERROR_OVERLAPPING_BUFFERS = -18, /* keys and values share memory */
+    CLQSORT_ERROR_CONTEXT_BUSY = -19       /* another thread is inside a call on this context: the
+                                              call did nothing (its message is only in
+                                              clqsort_last_error(NULL): the context's own message
+                                              belongs to the call in progress) */
 } clqsort_status;
 
 /* Key types. Keys are compared by value; see README.md for the order of floating-point keys. */
@@ -167,7 +191,12 @@ clqsort_status clqsort_create(clqsort_context **ctx, const clqsort_options *opti
 clqsort_status clqsort_create_with_queue(clqsort_context **ctx, cl_command_queue queue,
                                          const clqsort_options *options);
 
-/* Releases everything the context owns. NULL is accepted and ignored. */
+/* Releases everything the context owns; NULL is accepted and ignored. Work the context enqueued
+ * has finished when the sort call that enqueued it returned. A context that another thread is
+ * inside a call on is left alive (releasing it would pull memory from under that call) and
+ * clqsort_last_error(NULL) says so; releasing a context that another thread uses afterwards is
+ * the program's error. If the runtime fails to release an object, the rest are still released and
+ * clqsort_last_error(NULL) names the call. */
 void clqsort_release(clqsort_context *ctx);
 
 /* Sorts the first `count` keys of type `type` in `keys` (a buffer of the context's OpenCL
@@ -179,13 +208,15 @@ void clqsort_release(clqsort_context *ctx);
  * is allocated on first need and kept in the context for later sorts. Keys past `count` are
  * left as they are. Sorting is not stable (equal keys are indistinguishable anyway).
  *
- * Bad input is reported before anything is enqueued, so `keys` is unchanged after every refusal
- * of an argument or option (CLQSORT_ERROR_INVALID_ARGUMENT to CLQSORT_ERROR_INVALID_QUEUE, and
- * CLQSORT_ERROR_OVERLAPPING_BUFFERS), after CLQSORT_ERROR_BUILD, and after an
- * CLQSORT_ERROR_OUT_OF_MEMORY for scratch memory. Once kernels run, a failure
- * (CLQSORT_ERROR_OPENCL, CLQSORT_ERROR_INTERNAL, or CLQSORT_ERROR_OUT_OF_MEMORY from a launch)
- * may leave the keys partly sorted; the message says which. count 0 and 1 succeed without
- * touching the device.
+ * What is unchanged after a failure: bad input is reported before anything is enqueued, and every
+ * other step that can fail (building the kernels, allocating scratch, setting kernel arguments)
+ * runs before the first kernel, so `keys` is byte-for-byte unchanged after every failure except
+ * those of the sort's own kernels: a kernel launch or a wait for the device that fails
+ * (CLQSORT_ERROR_OUT_OF_MEMORY, _OPENCL or _INVALID_QUEUE whose message names
+ * clEnqueueNDRangeKernel, clEnqueueReadBuffer or clFinish), or a broken invariant the kernels
+ * report (CLQSORT_ERROR_INTERNAL). After those the content of `keys` is unspecified (part of the
+ * keys may still be in the scratch buffer), and the message says "the keys may have changed".
+ * count 0 and 1 succeed without touching the device.
  *
  * Order: integers by value; float and double by the total order
  *     -inf < negative numbers < -0.0 < +0.0 < positive numbers < +inf < NaN
@@ -201,7 +232,7 @@ clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clq
  * position in `values` (a distinct buffer of the same context, `value_size` 4 or 8 bytes per
  * value) along with it: afterwards values[i] is the value that came with keys[i]. With values
  * 0, 1, 2, ... this is an argsort. Not stable: values of equal keys come out in no promised order.
- * Refusals as for clqsort_sort, checked for both buffers; value_size other than 4 or 8 gives
+ * Refusals and what stays unchanged as for clqsort_sort, for both buffers; value_size other than 4 or 8 gives
  * CLQSORT_ERROR_INVALID_ARGUMENT, keys and values sharing memory (the same buffer, or
  * overlapping sub-buffers of one buffer) CLQSORT_ERROR_OVERLAPPING_BUFFERS. */
 clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count,
@@ -213,6 +244,15 @@ clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem valu
  * after any error status. */
 clqsort_status clqsort_sort_host(clqsort_context *ctx, void *keys, size_t count, clqsort_key_type type,
                                  unsigned flags);
+
+/* The device memory a sort of `count` keys of `type` (with values of `value_size` bytes, or 0
+ * for keys alone) takes on this context besides the caller's buffers, in bytes: scratch for the
+ * keys and values, and the record lists. Sorts refuse with CLQSORT_ERROR_OUT_OF_MEMORY, before
+ * anything is enqueued, when this plus the caller's keys and values exceeds the device's global
+ * memory, or one of its buffers exceeds the largest allocation. clqsort_sort_host needs a
+ * buffer of count keys more. Arguments are checked as by the sorts. */
+clqsort_status clqsort_scratch_bytes(clqsort_context *ctx, size_t count, clqsort_key_type type, size_t value_size,
+                                     size_t *bytes);
 
 /* Fills *info with what the context runs on. If CLQSORT_TUNING is set and invalid, *info holds
  * the tuning table's shape and CLQSORT_ERROR_INVALID_OPTION is returned (sorts that build
@@ -228,12 +268,19 @@ cl_context clqsort_cl_context(const clqsort_context *ctx);
 cl_device_id clqsort_cl_device(const clqsort_context *ctx);
 cl_command_queue clqsort_cl_queue(const clqsort_context *ctx);
 
+/* Replaces the functions the library allocates and frees its host memory with (default: malloc
+ * and free): for programs with an allocator of their own, and for tests that make allocations
+ * fail. Either pointer NULL restores both defaults. Call it while no context exists and no other
+ * clqsort call runs: memory must be freed by the allocator that gave it. */
+void clqsort_set_memory_allocator(void *(*malloc_func)(size_t), void (*free_func)(void *));
+
 /* A fixed English sentence for a status ("invalid buffer", ...); never NULL. */
 const char *clqsort_status_string(clqsort_status status);
 
 /* The detailed message of the last failed call on `ctx`, or with ctx NULL of the last failed
  * call made by this thread (on any context, or a clqsort_create that gave no context). Empty
- * if there was none. Valid until the next call on the same context or thread. */
+ * if there was none. Valid until the next call on the same context or thread; reading a
+ * context's message while another thread calls on that context is the program's error. */
 const char *clqsort_last_error(const clqsort_context *ctx);
 
 #ifdef __cplusplus

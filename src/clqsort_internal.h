@@ -6,10 +6,65 @@
 #include "../cl/clqsort_shared.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 
 #define CLQ_KEY_TYPES 6
 #define CLQ_PROGRAM_SLOTS (CLQ_KEY_TYPES * 2 * 3) /* key type x order x value size (none, 4, 8) */
+#define CLQ_MESSAGE_BYTES 8192                    /* longest message kept for clqsort_last_error */
+#define CLQ_PROFILE_EVENTS 256                    /* launches of one sort timed with CLQSORT_PROFILE */
 
+/* ---- errors (errors.c): the one vocabulary -------------------------------------------------
+ * A failure is raised once, where it happens, with clq_fail (a status and a message) or
+ * clq_fail_cl (a failed OpenCL call; its status comes from clq_status_of_cl, the table in
+ * clqsort.h). Both record the message on the context, if there is one, and on the calling
+ * thread, prefixed with the public function in progress, and return the status; callers forward
+ * it at once with CLQ_TRY or CLQ_CL, so the first failure of a call is the one returned. Cleanup
+ * after a failure records nothing. */
+clqsort_status clq_fail(clqsort_context *ctx, clqsort_status status, const char *fmt, ...);
+/* "<call>(<what>) failed with <name> (<code>)"; `what` says which object, or is "" */
+clqsort_status clq_fail_cl(clqsort_context *ctx, cl_int err, const char *call, const char *what);
+/* Appends to the message of the failure just recorded (the device list of NO_DEVICE). */
+void clq_append(clqsort_context *ctx, const char *fmt, ...);
+clqsort_status clq_status_of_cl(cl_int err);
+const char *clq_cl_error_name(cl_int err);
+/* Raises a clCreate* call that failed: an error code, or no object without one. */
+clqsort_status clq_check_created(clqsort_context *ctx, const void *object, cl_int err, const char *call,
+                                 const char *what);
+/* Releases go on after a failure (there is nothing else to do with the object); the first failed
+ * one is kept here, for clqsort_release to report. */
+typedef struct clq_release_log {
+    cl_int err;
+    const char *call;
+} clq_release_log;
+void clq_released(clq_release_log *log, cl_int err, const char *call);
+
+#define CLQ_TRY(expr)                                                                              \
+    do {                                                                                           \
+        const clqsort_status clq_try_ = (expr);                                                    \
+        if (clq_try_ != CLQSORT_SUCCESS)                                                           \
+            return clq_try_;                                                                       \
+    } while (0)
+/* Runs the OpenCL call `fn args`; if it fails, raises it (naming fn and `what`) and returns. */
+#define CLQ_CL(ctx, what, fn, args)                                                                \
+    do {                                                                                           \
+        const cl_int clq_err_ = fn args;                                                           \
+        if (clq_err_ != CL_SUCCESS)                                                                \
+            return clq_fail_cl((ctx), clq_err_, #fn, (what));                                      \
+    } while (0)
+
+/* Every public function starts with clq_begin (no context yet) or clq_enter and returns through
+ * clq_leave. They name the function for the messages, and clq_enter refuses a NULL context and a
+ * context that another thread is inside a call on (CLQSORT_ERROR_CONTEXT_BUSY). */
+void clq_begin(const char *api);
+clqsort_status clq_enter(const clqsort_context *ctx, const char *api);
+clqsort_status clq_leave(const clqsort_context *ctx, clqsort_status status);
+
+/* ---- host memory (context.c): through clqsort_set_memory_allocator's functions ---- */
+void *clq_malloc(size_t bytes);
+void *clq_calloc(size_t count, size_t size);
+void clq_free(void *p);
+
+/* ---- kernels (program.c): one table ------------------------------------------------------- */
 /* Launch shape of the kernels for one device and key size (see tuning.c). */
 typedef struct clq_tuning {
     unsigned gq_wg;       /* gqsort_kernel work-group size */
@@ -25,18 +80,36 @@ typedef struct clq_tuning {
     unsigned groups_per_cu; /* host loop: work-groups launched per compute unit */
 } clq_tuning;
 
-/* A built program. Kernels whose scalar arguments differ between launches exist once per
- * value, with those arguments set at build time: a launch then only sets buffer arguments. */
+/* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
+ * arguments differ between launches exist once per value, with those arguments set at build
+ * time: a launch then only sets buffer arguments. */
+enum { CLQ_KERNELS = 8 };
+typedef struct clq_kernel_desc {
+    const char *name;
+    int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two: the profile's rows */
+    int work_lists; /* takes the work lists and the bucket pool among its buffers */
+    int nscalars;
+    cl_uint scalars[2]; /* values of the arguments after the buffers (parity, init) */
+} clq_kernel_desc;
+extern const clq_kernel_desc clq_kernel_table[CLQ_KERNELS];
+
 typedef struct clq_program {
     cl_program program;
-    cl_kernel gqcount[2];    /* [parity]: count list `parity`'s buckets, append children to the other */
-    cl_kernel gqsort[2];     /* [parity]: move list `parity`'s keys to their buckets */
-    cl_kernel relauncher[3]; /* [parity]: prepare list `parity`; [2]: emit the root into list 0 */
-    cl_kernel lqsort;
+    union {
+        struct {
+            cl_kernel gqcount[2];    /* [parity]: count list `parity`'s buckets, append children to the other */
+            cl_kernel gqsort[2];     /* [parity]: move list `parity`'s keys to their buckets */
+            cl_kernel relauncher[3]; /* [parity]: prepare list `parity`; [2]: emit the root into list 0 */
+            cl_kernel lqsort;
+        };
+        cl_kernel all[CLQ_KERNELS]; /* the same, in the order of clq_kernel_table */
+    };
     clq_tuning tuning;
 } clq_program;
 
 struct clqsort_context {
+    atomic_flag busy; /* set while a public call runs on the context (clq_enter) */
+
     cl_platform_id platform;
     cl_device_id device;
     cl_context context;
@@ -49,46 +122,42 @@ struct clqsort_context {
     cl_device_type device_type;
     cl_uint compute_units;
     size_t max_work_group_size;
-    cl_ulong local_mem_size, max_alloc_size;
+    cl_ulong local_mem_size, max_alloc_size, global_mem_size;
     int has_int64_atomics;
 
     clq_program programs[CLQ_PROGRAM_SLOTS];
 
     /* scratch, grown on demand and kept for later sorts */
     cl_mem scratch, scratch_values, lists, pool, leaves, status, host_keys;
-    size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, host_keys_bytes;
+    size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, status_bytes, host_keys_bytes;
     cl_uint status_host[CLQ_ST_WORDS];
 
     clqsort_stats stats;      /* counters of the sort in progress */
     clqsort_stats last_stats; /* of the last successful sort (clqsort_get_stats) */
     /* CLQSORT_PROFILE=1: events of the host's launches, summed per kernel after each sort */
     int profile;
-    cl_event events[256];
-    cl_kernel event_kernels[256]; /* the kernel each event timed */
+    cl_event events[CLQ_PROFILE_EVENTS];
+    int event_phase[CLQ_PROFILE_EVENTS]; /* the clq_kernel_desc.phase each event timed */
     unsigned nevents;
-    char error[8192];
+    char error[CLQ_MESSAGE_BYTES];
 };
-
-/* Records `status` with a formatted message for clqsort_last_error (on ctx if not NULL, and on
- * the calling thread); returns status. */
-clqsort_status clq_fail(clqsort_context *ctx, clqsort_status status, const char *fmt, ...);
-/* The same for a failed OpenCL call. */
-clqsort_status clq_fail_cl(clqsort_context *ctx, const char *call, cl_int err);
-const char *clq_cl_error_name(cl_int err);
 
 /* tuning.c */
 /* `elem_bytes`: bytes moved per key, its value included (4, 8, 12 or 16). */
 void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *out);
 clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, clq_tuning *t);
+/* The tuning sorts of `type` with values of `value_bytes` run with: the table's, then CLQSORT_TUNING. */
+clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, clq_tuning *t);
 unsigned clq_key_bytes(clqsort_key_type type);
 unsigned clq_code_bits(clqsort_key_type type);
 
 /* program.c: the built program of a key type and order, built on first use. */
 clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int descending,
                                unsigned value_bytes, clq_program **out);
-void clq_release_programs(clqsort_context *ctx);
+void clq_release_programs(clqsort_context *ctx, clq_release_log *log);
 
-/* path_host_loop.c / path_device_enqueue.c: run a validated sort whose scratch is ready. */
+/* path_host_loop.c / path_device_enqueue.c: run a validated sort whose scratch is ready and
+ * whose kernel arguments are set (clq_prepare_sort). */
 typedef struct clq_plan {
     clq_program *prog;
     cl_mem keys, values; /* values NULL for keys alone */
@@ -99,11 +168,12 @@ typedef struct clq_plan {
 clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan);
 clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan);
 
-/* sort.c, for both paths: writes the status inputs and sets every kernel's buffer arguments;
- * enqueues one launch (counted in stats); reads `words` status words back, waiting. */
+/* sort.c, for both paths: enqueues the status inputs and clears the bucket pool (nothing the
+ * caller owns is touched yet); enqueues kernel k of the program (counted in stats); reads
+ * `words` status words back, waiting. Each raises its own failure. */
 clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan);
-cl_int clq_launch(clqsort_context *ctx, cl_kernel k, size_t groups, size_t wg);
-cl_int clq_read_status(clqsort_context *ctx, size_t words);
+clqsort_status clq_launch(clqsort_context *ctx, const clq_program *p, cl_kernel k, size_t groups, size_t wg);
+clqsort_status clq_read_status(clqsort_context *ctx, size_t words);
 
 /* Checks the status words read back after a sort; fills ctx->stats. */
 clqsort_status clq_finish_status(clqsort_context *ctx, const clq_plan *plan);

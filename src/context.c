@@ -1,4 +1,4 @@
-/* context.c - errors, device selection (options and CLQSORT_* environment), contexts. */
+/* context.c - host memory, device selection (options and CLQSORT_* environment), contexts. */
 #include "clqsort_internal.h"
 
 #include <ctype.h>
@@ -7,117 +7,82 @@
 #include <stdlib.h>
 #include <string.h>
 
-static _Thread_local char thread_error[8192];
+#ifdef _WIN32
+#include <windows.h>
+static SRWLOCK discovery_lock = SRWLOCK_INIT;
+static void lock_discovery(void) { AcquireSRWLockExclusive(&discovery_lock); }
+static void unlock_discovery(void) { ReleaseSRWLockExclusive(&discovery_lock); }
+#else
+#include <pthread.h>
+static pthread_mutex_t discovery_lock = PTHREAD_MUTEX_INITIALIZER;
+static void lock_discovery(void) { pthread_mutex_lock(&discovery_lock); }
+static void unlock_discovery(void) { pthread_mutex_unlock(&discovery_lock); }
+#endif
 
-/* ---- errors ---------------------------------------------------------------------------------- */
+/* ---- host memory ----------------------------------------------------------------------------- */
 
-static clqsort_status record_error(clqsort_context *ctx, clqsort_status status, const char *fmt,
-                                   va_list ap)
+static void *(*malloc_func)(size_t) = malloc;
+static void (*free_func)(void *) = free;
+
+void clqsort_set_memory_allocator(void *(*m)(size_t), void (*f)(void *))
 {
-    char *buf = ctx ? ctx->error : thread_error;
-    size_t size = ctx ? sizeof ctx->error : sizeof thread_error;
-    int n = snprintf(buf, size, "%s: ", clqsort_status_string(status));
-    if (n > 0 && (size_t)n < size)
-        vsnprintf(buf + n, size - (size_t)n, fmt, ap);
-    if (ctx)
-        snprintf(thread_error, sizeof thread_error, "%s", ctx->error);
-    return status;
+    malloc_func = m && f ? m : malloc;
+    free_func = m && f ? f : free;
 }
 
-clqsort_status clq_fail(clqsort_context *ctx, clqsort_status status, const char *fmt, ...)
+void *clq_malloc(size_t bytes) { return malloc_func(bytes ? bytes : 1); }
+
+void *clq_calloc(size_t count, size_t size)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    record_error(ctx, status, fmt, ap);
-    va_end(ap);
-    return status;
+    if (size && count > (size_t)-1 / size)
+        return NULL;
+    void *p = clq_malloc(count * size);
+    if (p)
+        memset(p, 0, count * size);
+    return p;
 }
 
-const char *clq_cl_error_name(cl_int err)
+void clq_free(void *p)
 {
-    switch (err) {
-#define E(x) case x: return #x;
-    E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE) E(CL_COMPILER_NOT_AVAILABLE)
-    E(CL_MEM_OBJECT_ALLOCATION_FAILURE) E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY)
-    E(CL_BUILD_PROGRAM_FAILURE) E(CL_INVALID_VALUE) E(CL_INVALID_DEVICE_TYPE) E(CL_INVALID_PLATFORM)
-    E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT) E(CL_INVALID_QUEUE_PROPERTIES)
-    E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BUILD_OPTIONS)
-    E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME)
-    E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
-    E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE)
-    E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_OFFSET) E(CL_INVALID_EVENT_WAIT_LIST)
-    E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION) E(CL_INVALID_BUFFER_SIZE)
-    E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
-    E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-#undef E
-    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
-    default: return "unknown OpenCL error";
-    }
-}
-
-clqsort_status clq_fail_cl(clqsort_context *ctx, const char *call, cl_int err)
-{
-    clqsort_status s = CLQSORT_ERROR_OPENCL;
-    if (err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
-        err == CL_OUT_OF_RESOURCES || err == CL_INVALID_BUFFER_SIZE)
-        s = CLQSORT_ERROR_OUT_OF_MEMORY;
-    return clq_fail(ctx, s, "%s failed with %s (%d)", call, clq_cl_error_name(err), (int)err);
-}
-
-const char *clqsort_status_string(clqsort_status status)
-{
-    switch (status) {
-    case CLQSORT_SUCCESS: return "success";
-    case CLQSORT_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case CLQSORT_ERROR_NULL_CONTEXT: return "NULL clqsort context";
-    case CLQSORT_ERROR_NULL_BUFFER: return "NULL buffer";
-    case CLQSORT_ERROR_INVALID_BUFFER: return "invalid buffer";
-    case CLQSORT_ERROR_WRONG_CONTEXT: return "buffer belongs to another OpenCL context";
-    case CLQSORT_ERROR_BUFFER_ACCESS: return "buffer is not readable and writable by kernels";
-    case CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER: return "count exceeds the buffer size";
-    case CLQSORT_ERROR_COUNT_TOO_LARGE: return "count exceeds the supported maximum";
-    case CLQSORT_ERROR_UNSUPPORTED_TYPE: return "unsupported key type";
-    case CLQSORT_ERROR_INVALID_OPTION: return "invalid option";
-    case CLQSORT_ERROR_NO_DEVICE: return "no matching OpenCL device";
-    case CLQSORT_ERROR_PATH_UNSUPPORTED: return "execution path not supported by the device";
-    case CLQSORT_ERROR_INVALID_QUEUE: return "invalid command queue";
-    case CLQSORT_ERROR_BUILD: return "kernel build failed";
-    case CLQSORT_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case CLQSORT_ERROR_OPENCL: return "OpenCL error";
-    case CLQSORT_ERROR_INTERNAL: return "internal error";
-    case CLQSORT_ERROR_OVERLAPPING_BUFFERS: return "keys and values overlap";
-    }
-    return "unknown status";
-}
-
-const char *clqsort_last_error(const clqsort_context *ctx)
-{
-    return ctx ? ctx->error : thread_error;
+    if (p)
+        free_func(p);
 }
 
 /* ---- device queries ---------------------------------------------------------------------- */
 
-static char *device_string(cl_device_id dev, cl_device_info what)
+/* A fixed-size value of clGetDeviceInfo; a failure names the parameter. */
+static clqsort_status device_info(clqsort_context *ctx, cl_device_info what, const char *name, size_t size, void *out)
 {
-    size_t size = 0;
-    if (clGetDeviceInfo(dev, what, 0, NULL, &size) != CL_SUCCESS || size == 0)
-        return calloc(1, 1);
-    char *s = calloc(1, size + 1);
-    if (s && clGetDeviceInfo(dev, what, size, s, NULL) != CL_SUCCESS)
-        s[0] = 0;
-    return s;
+    CLQ_CL(ctx, name, clGetDeviceInfo, (ctx->device, what, size, out, NULL));
+    return CLQSORT_SUCCESS;
 }
+#define DEVICE_INFO(ctx, what, var) device_info((ctx), (what), #what, sizeof(var), &(var))
 
-static char *platform_string(cl_platform_id p, cl_platform_info what)
+/* A string of clGetDeviceInfo (dev) or clGetPlatformInfo (platform), NUL-terminated, in memory
+ * from clq_malloc. */
+static clqsort_status info_string(clqsort_context *ctx, cl_device_id dev, cl_platform_id platform, cl_uint what,
+                                  const char *name, char **out)
 {
+    const char *call = dev ? "clGetDeviceInfo" : "clGetPlatformInfo";
     size_t size = 0;
-    if (clGetPlatformInfo(p, what, 0, NULL, &size) != CL_SUCCESS || size == 0)
-        return calloc(1, 1);
-    char *s = calloc(1, size + 1);
-    if (s && clGetPlatformInfo(p, what, size, s, NULL) != CL_SUCCESS)
-        s[0] = 0;
-    return s;
+    *out = NULL;
+    cl_int err = dev ? clGetDeviceInfo(dev, what, 0, NULL, &size) : clGetPlatformInfo(platform, what, 0, NULL, &size);
+    if (err != CL_SUCCESS)
+        return clq_fail_cl(ctx, err, call, name);
+    char *s = clq_malloc(size + 1);
+    if (!s)
+        return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY, "%zu bytes of host memory for %s", size + 1, name);
+    err = dev ? clGetDeviceInfo(dev, what, size, s, NULL) : clGetPlatformInfo(platform, what, size, s, NULL);
+    if (err != CL_SUCCESS) {
+        clq_free(s);
+        return clq_fail_cl(ctx, err, call, name);
+    }
+    s[size] = 0;
+    *out = s;
+    return CLQSORT_SUCCESS;
 }
+#define DEVICE_STRING(ctx, what, out) info_string((ctx), (ctx)->device, NULL, (what), #what, (out))
+#define PLATFORM_STRING(platform, what, out) info_string(NULL, NULL, (platform), (what), #what, (out))
 
 /* "OpenCL 2.1 foo" or "OpenCL C 2.0 foo" -> 21 / 20 */
 static int parse_version(const char *s)
@@ -132,69 +97,84 @@ static int parse_version(const char *s)
     return major * 10 + minor;
 }
 
-/* Device-side enqueue needs an on-device queue, work-group collectives and OpenCL C 2.0. */
-static int probe_device_enqueue(clqsort_context *ctx)
+/* A capability query: a device that does not know it (CL_INVALID_VALUE) is taken to lack the
+ * capability, since an answer of "no" must not make a working device unusable; every other
+ * failure is raised. *known tells which. */
+static clqsort_status capability(clqsort_context *ctx, cl_device_info what, const char *name, size_t size, void *out,
+                                 int *known)
 {
-    if (parse_version(ctx->device_version) < 20)
-        return 0;
-    if (parse_version(ctx->device_version) >= 30) {
-        cl_device_device_enqueue_capabilities caps = 0;
-        cl_bool collectives = CL_FALSE;
-        if (clGetDeviceInfo(ctx->device, CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, sizeof caps, &caps, NULL) !=
-                CL_SUCCESS || !(caps & CL_DEVICE_QUEUE_SUPPORTED))
-            return 0;
-        if (clGetDeviceInfo(ctx->device, CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT, sizeof collectives,
-                            &collectives, NULL) != CL_SUCCESS || !collectives)
-            return 0;
-        /* OpenCL C 2.0 must be among the supported C versions; 3.0 devices list them all */
-        size_t size = 0;
-        if (clGetDeviceInfo(ctx->device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, 0, NULL, &size) != CL_SUCCESS ||
-            size == 0)
-            return parse_version(ctx->device_c_version) >= 20;
-        cl_name_version *v = malloc(size);
-        int found = 0;
-        if (v && clGetDeviceInfo(ctx->device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, size, v, NULL) == CL_SUCCESS)
-            for (size_t i = 0; i < size / sizeof *v; i++)
-                if (CL_VERSION_MAJOR(v[i].version) == 2)
-                    found = 1;
-        free(v);
-        return found;
+    const cl_int err = clGetDeviceInfo(ctx->device, what, size, out, NULL);
+    *known = err == CL_SUCCESS;
+    return err == CL_SUCCESS || err == CL_INVALID_VALUE ? CLQSORT_SUCCESS : clq_fail_cl(ctx, err, "clGetDeviceInfo", name);
+}
+#define CAPABILITY(ctx, what, var, known) capability((ctx), (what), #what, sizeof(var), &(var), (known))
+
+/* Device-side enqueue needs an on-device queue, work-group collectives and OpenCL C 2.0. */
+static clqsort_status probe_device_enqueue(clqsort_context *ctx)
+{
+    ctx->device_enqueue_supported = 0;
+    int known;
+    const int version = parse_version(ctx->device_version);
+    if (version < 20)
+        return CLQSORT_SUCCESS;
+    if (version < 30) {
+        cl_command_queue_properties props = 0;
+        CLQ_TRY(CAPABILITY(ctx, CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES, props, &known));
+        ctx->device_enqueue_supported = known && props != 0 && parse_version(ctx->device_c_version) >= 20;
+        return CLQSORT_SUCCESS;
     }
-    cl_command_queue_properties props = 0; /* OpenCL 2.x */
-    if (clGetDeviceInfo(ctx->device, CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES, sizeof props, &props, NULL) != CL_SUCCESS)
-        return 0;
-    return props != 0 && parse_version(ctx->device_c_version) >= 20;
+    cl_device_device_enqueue_capabilities caps = 0;
+    CLQ_TRY(CAPABILITY(ctx, CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, caps, &known));
+    if (!known || !(caps & CL_DEVICE_QUEUE_SUPPORTED))
+        return CLQSORT_SUCCESS;
+    cl_bool collectives = CL_FALSE;
+    CLQ_TRY(CAPABILITY(ctx, CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT, collectives, &known));
+    if (!known || !collectives)
+        return CLQSORT_SUCCESS;
+    /* OpenCL C 2.0 must be among the supported C versions; 3.0 devices list them all */
+    size_t size = 0;
+    cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, 0, NULL, &size);
+    if (err == CL_INVALID_VALUE || (err == CL_SUCCESS && size == 0)) {
+        ctx->device_enqueue_supported = parse_version(ctx->device_c_version) >= 20;
+        return CLQSORT_SUCCESS;
+    }
+    if (err != CL_SUCCESS)
+        return clq_fail_cl(ctx, err, "clGetDeviceInfo", "CL_DEVICE_OPENCL_C_ALL_VERSIONS");
+    cl_name_version *v = clq_malloc(size);
+    if (!v)
+        return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY, "%zu bytes of host memory for the OpenCL C versions", size);
+    if ((err = clGetDeviceInfo(ctx->device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, size, v, NULL)) != CL_SUCCESS) {
+        clq_free(v);
+        return clq_fail_cl(ctx, err, "clGetDeviceInfo", "CL_DEVICE_OPENCL_C_ALL_VERSIONS");
+    }
+    for (size_t i = 0; i < size / sizeof *v; i++)
+        if (CL_VERSION_MAJOR(v[i].version) == 2)
+            ctx->device_enqueue_supported = 1;
+    clq_free(v);
+    return CLQSORT_SUCCESS;
 }
 
 static clqsort_status query_device(clqsort_context *ctx)
 {
-    cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof ctx->platform, &ctx->platform, NULL);
-    if (err != CL_SUCCESS)
-        return clq_fail_cl(ctx, "clGetDeviceInfo(CL_DEVICE_PLATFORM)", err);
-    ctx->platform_name = platform_string(ctx->platform, CL_PLATFORM_NAME);
-    ctx->platform_vendor = platform_string(ctx->platform, CL_PLATFORM_VENDOR);
-    ctx->device_name = device_string(ctx->device, CL_DEVICE_NAME);
-    ctx->device_version = device_string(ctx->device, CL_DEVICE_VERSION);
-    ctx->device_c_version = device_string(ctx->device, CL_DEVICE_OPENCL_C_VERSION);
-    char *ext = device_string(ctx->device, CL_DEVICE_EXTENSIONS);
-    if (!ctx->platform_name || !ctx->platform_vendor || !ctx->device_name || !ctx->device_version ||
-        !ctx->device_c_version || !ext) {
-        free(ext);
-        return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY, "device query strings");
-    }
-    ctx->has_int64_atomics = strstr(ext, "cl_khr_int64_base_atomics") &&
-                             strstr(ext, "cl_khr_int64_extended_atomics");
-    free(ext);
-    clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof ctx->device_type, &ctx->device_type, NULL);
-    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof ctx->compute_units, &ctx->compute_units, NULL);
-    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof ctx->max_work_group_size,
-                    &ctx->max_work_group_size, NULL);
-    clGetDeviceInfo(ctx->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ctx->local_mem_size, &ctx->local_mem_size, NULL);
-    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ctx->max_alloc_size, &ctx->max_alloc_size, NULL);
+    CLQ_TRY(DEVICE_INFO(ctx, CL_DEVICE_PLATFORM, ctx->platform));
+    CLQ_TRY(info_string(ctx, NULL, ctx->platform, CL_PLATFORM_NAME, "CL_PLATFORM_NAME", &ctx->platform_name));
+    CLQ_TRY(info_string(ctx, NULL, ctx->platform, CL_PLATFORM_VENDOR, "CL_PLATFORM_VENDOR", &ctx->platform_vendor));
+    CLQ_TRY(DEVICE_STRING(ctx, CL_DEVICE_NAME, &ctx->device_name));
+    CLQ_TRY(DEVICE_STRING(ctx, CL_DEVICE_VERSION, &ctx->device_version));
+    CLQ_TRY(DEVICE_STRING(ctx, CL_DEVICE_OPENCL_C_VERSION, &ctx->device_c_version));
+    char *ext;
+    CLQ_TRY(DEVICE_STRING(ctx, CL_DEVICE_EXTENSIONS, &ext));
+    ctx->has_int64_atomics = strstr(ext, "cl_khr_int64_base_atomics") && strstr(ext, "cl_khr_int64_extended_atomics");
+    clq_free(ext);
+    CLQ_TRY(DEVICE_INFO(ctx, CL_DEVICE_TYPE, ctx->device_type));
+    CLQ_TRY(DEVICE_INFO(ctx, CL_DEVICE_MAX_COMPUTE_UNITS, ctx->compute_units));
+    CLQ_TRY(DEVICE_INFO(ctx, CL_DEVICE_MAX_WORK_GROUP_SIZE, ctx->max_work_group_size));
+    CLQ_TRY(DEVICE_INFO(ctx, CL_DEVICE_LOCAL_MEM_SIZE, ctx->local_mem_size));
+    CLQ_TRY(DEVICE_INFO(ctx, CL_DEVICE_MAX_MEM_ALLOC_SIZE, ctx->max_alloc_size));
+    CLQ_TRY(DEVICE_INFO(ctx, CL_DEVICE_GLOBAL_MEM_SIZE, ctx->global_mem_size));
     if (ctx->compute_units == 0)
         ctx->compute_units = 1;
-    ctx->device_enqueue_supported = probe_device_enqueue(ctx);
-    return CLQSORT_SUCCESS;
+    return probe_device_enqueue(ctx);
 }
 
 /* ---- selection --------------------------------------------------------------------------- */
@@ -284,6 +264,9 @@ static clqsort_status resolve_selection(const clqsort_options *o, selection *sel
     }
 
     const char *vendor = o->vendor ? o->vendor : getenv("CLQSORT_VENDOR");
+    if (vendor && strlen(vendor) >= sizeof sel->vendor)
+        return clq_fail(NULL, CLQSORT_ERROR_INVALID_OPTION, "the vendor \"%.40s...\" is %zu characters long; at most %zu",
+                        vendor, strlen(vendor), sizeof sel->vendor - 1);
     snprintf(sel->vendor, sizeof sel->vendor, "%s", vendor ? vendor : "");
 
     sel->index = o->device_index;
@@ -323,33 +306,50 @@ static const char *type_name(cl_device_type t)
     return "other";
 }
 
-/* Appends "platform ... device ..." lines for every device that exists to buf. */
-static void list_devices(char *buf, size_t size, cl_platform_id *platforms, cl_uint np)
+/* Appends " Platform 0 "name" (vendor "v"): [GPU] "device"; ..." for every device that exists
+ * to the failure just recorded. A query that fails here is shown in place of its answer. */
+static void list_devices(cl_platform_id *platforms, cl_uint np)
 {
-    size_t used = strlen(buf);
     if (np == 0)
-        snprintf(buf + used, size - used, " No OpenCL platform is installed (is an ICD registered?).");
+        clq_append(NULL, " No OpenCL platform is installed (is an ICD registered?).");
     for (cl_uint p = 0; p < np; p++) {
-        char *name = platform_string(platforms[p], CL_PLATFORM_NAME);
-        char *vendor = platform_string(platforms[p], CL_PLATFORM_VENDOR);
-        used = strlen(buf);
-        snprintf(buf + used, size - used, " Platform %u \"%s\" (vendor \"%s\"):", p, name ? name : "",
-                 vendor ? vendor : "");
-        free(name);
-        free(vendor);
+        char *name = NULL, *vendor = NULL;
+        if (PLATFORM_STRING(platforms[p], CL_PLATFORM_NAME, &name) == CLQSORT_SUCCESS)
+            PLATFORM_STRING(platforms[p], CL_PLATFORM_VENDOR, &vendor);
+        clq_append(NULL, " Platform %u \"%s\" (vendor \"%s\"):", p, name ? name : "?", vendor ? vendor : "?");
+        clq_free(name);
+        clq_free(vendor);
         cl_uint nd = 0;
         cl_device_id devs[64];
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS)
+        cl_int err = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd);
+        if (err != CL_SUCCESS && err != CL_DEVICE_NOT_FOUND)
+            clq_append(NULL, " (clGetDeviceIDs failed with %s)", clq_cl_error_name(err));
+        if (err != CL_SUCCESS)
             nd = 0;
         for (cl_uint d = 0; d < nd && d < 64; d++) {
-            char *dn = device_string(devs[d], CL_DEVICE_NAME);
+            char dn[256] = "?";
             cl_device_type t = 0;
-            clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof t, &t, NULL);
-            used = strlen(buf);
-            snprintf(buf + used, size - used, " [%s] \"%s\";", type_name(t), dn ? dn : "");
-            free(dn);
+            if (clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof dn, dn, NULL) != CL_SUCCESS)
+                snprintf(dn, sizeof dn, "?");
+            dn[sizeof dn - 1] = 0;
+            if (clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof t, &t, NULL) != CL_SUCCESS)
+                t = 0;
+            clq_append(NULL, " [%s] \"%s\";", type_name(t), dn);
         }
     }
+}
+
+/* Whether platform p matches the requested vendor (a substring of its name or vendor). */
+static clqsort_status platform_matches(cl_platform_id p, const char *want, int *match)
+{
+    char *name, *vendor;
+    CLQ_TRY(PLATFORM_STRING(p, CL_PLATFORM_NAME, &name));
+    clqsort_status s = PLATFORM_STRING(p, CL_PLATFORM_VENDOR, &vendor);
+    if (s == CLQSORT_SUCCESS)
+        *match = contains_nocase(name, want) || contains_nocase(vendor, want);
+    clq_free(name);
+    clq_free(vendor);
+    return s;
 }
 
 static clqsort_status select_device(const selection *sel, cl_device_id *out)
@@ -357,10 +357,10 @@ static clqsort_status select_device(const selection *sel, cl_device_id *out)
     cl_uint np = 0;
     cl_platform_id platforms[32];
     cl_int err = clGetPlatformIDs(32, platforms, &np);
-    if (err != CL_SUCCESS && err != -1001 /* CL_PLATFORM_NOT_FOUND_KHR */)
-        return clq_fail_cl(NULL, "clGetPlatformIDs", err);
-    if (err != CL_SUCCESS)
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found none */)
         np = 0;
+    else if (err != CL_SUCCESS)
+        return clq_fail_cl(NULL, err, "clGetPlatformIDs", "");
     if (np > 32)
         np = 32;
 
@@ -372,17 +372,17 @@ static clqsort_status select_device(const selection *sel, cl_device_id *out)
                                   : cl_type_of(sel->type);
         int seen = 0;
         for (cl_uint p = 0; p < np; p++) {
-            char *name = platform_string(platforms[p], CL_PLATFORM_NAME);
-            char *vendor = platform_string(platforms[p], CL_PLATFORM_VENDOR);
-            int match = name && vendor && (contains_nocase(name, sel->vendor) || contains_nocase(vendor, sel->vendor));
-            free(name);
-            free(vendor);
+            int match = 0;
+            CLQ_TRY(platform_matches(platforms[p], sel->vendor, &match));
             if (!match)
                 continue;
             cl_uint nd = 0;
             cl_device_id devs[64];
-            if (clGetDeviceIDs(platforms[p], want, 64, devs, &nd) != CL_SUCCESS)
+            err = clGetDeviceIDs(platforms[p], want, 64, devs, &nd);
+            if (err == CL_DEVICE_NOT_FOUND) /* none of this type here */
                 continue;
+            if (err != CL_SUCCESS)
+                return clq_fail_cl(NULL, err, "clGetDeviceIDs", "");
             for (cl_uint d = 0; d < nd && d < 64; d++, seen++)
                 if (seen == sel->index) {
                     *out = devs[d];
@@ -392,10 +392,19 @@ static clqsort_status select_device(const selection *sel, cl_device_id *out)
     }
 
     static const char *type_names[] = {"default (first GPU, else first device)", "cpu", "gpu", "accelerator", "all"};
-    clqsort_status s = clq_fail(NULL, CLQSORT_ERROR_NO_DEVICE,
-                                "no OpenCL device matches type=%s vendor=\"%s\" index=%d.",
+    clqsort_status s = clq_fail(NULL, CLQSORT_ERROR_NO_DEVICE, "no OpenCL device matches type=%s vendor=\"%s\" index=%d.",
                                 type_names[sel->type], sel->vendor, sel->index);
-    list_devices(thread_error, sizeof thread_error, platforms, np);
+    list_devices(platforms, np);
+    return s;
+}
+
+/* Some runtimes (pocl 3.1) set up their devices on first demand, and a second thread that asks
+ * while the first is doing so is told there are none. One thread of the process asks at a time. */
+static clqsort_status select_device_alone(const selection *sel, cl_device_id *out)
+{
+    lock_discovery();
+    const clqsort_status s = select_device(sel, out);
+    unlock_discovery();
     return s;
 }
 
@@ -417,8 +426,8 @@ void clqsort_options_init(clqsort_options *options)
 static clqsort_status create_device_queue(clqsort_context *ctx)
 {
     cl_uint preferred = 0, max = 0;
-    clGetDeviceInfo(ctx->device, CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, sizeof preferred, &preferred, NULL);
-    clGetDeviceInfo(ctx->device, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, sizeof max, &max, NULL);
+    CLQ_TRY(DEVICE_INFO(ctx, CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, preferred));
+    CLQ_TRY(DEVICE_INFO(ctx, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, max));
     cl_uint size = preferred ? preferred : 65536u;
     if (size > (1u << 20))
         size = 1u << 20;
@@ -430,12 +439,8 @@ static clqsort_status create_device_queue(clqsort_context *ctx)
                                    CL_QUEUE_SIZE, size, 0};
     cl_int err;
     ctx->device_queue = clCreateCommandQueueWithProperties(ctx->context, ctx->device, props, &err);
-    if (!ctx->device_queue)
-        return clq_fail(ctx, CLQSORT_ERROR_PATH_UNSUPPORTED,
-                        "creating the on-device default queue (%u bytes) for the device-enqueue path failed "
-                        "with %s (%d)",
-                        size, clq_cl_error_name(err), (int)err);
-    return CLQSORT_SUCCESS;
+    return clq_check_created(ctx, ctx->device_queue, err, "clCreateCommandQueueWithProperties",
+                             "the on-device default queue of the device-enqueue path");
 }
 
 /* Settles the execution path once the device is known: device-side enqueue where the device
@@ -455,16 +460,54 @@ static clqsort_status choose_path(clqsort_context *ctx, clqsort_path wanted)
     return create_device_queue(ctx);
 }
 
+static clqsort_context *new_context(void)
+{
+    clqsort_context *ctx = clq_calloc(1, sizeof *ctx);
+    if (ctx)
+        atomic_flag_clear(&ctx->busy);
+    return ctx;
+}
+
+#define RELEASE(log, fn, object)                                                                   \
+    do {                                                                                           \
+        if (object)                                                                                \
+            clq_released((log), fn(object), #fn);                                                  \
+    } while (0)
+
+/* Releases what the context holds, the first failed release into log. */
+static void destroy(clqsort_context *ctx, clq_release_log *log)
+{
+    clq_release_programs(ctx, log);
+    cl_mem *buffers[] = {&ctx->scratch, &ctx->scratch_values, &ctx->lists, &ctx->pool,
+                         &ctx->leaves,  &ctx->status,         &ctx->host_keys};
+    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
+        RELEASE(log, clReleaseMemObject, *buffers[i]);
+    RELEASE(log, clReleaseCommandQueue, ctx->device_queue);
+    RELEASE(log, clReleaseCommandQueue, ctx->queue);
+    RELEASE(log, clReleaseContext, ctx->context);
+    clq_free(ctx->platform_name);
+    clq_free(ctx->platform_vendor);
+    clq_free(ctx->device_name);
+    clq_free(ctx->device_version);
+    clq_free(ctx->device_c_version);
+    clq_free(ctx);
+}
+
+/* A create that failed: what it made goes, and the failure already recorded stays the message. */
+static clqsort_status abandon(clqsort_context *ctx, clqsort_status s)
+{
+    clq_release_log ignored = {CL_SUCCESS, NULL};
+    destroy(ctx, &ignored);
+    return s;
+}
+
 static clqsort_status finish_create(clqsort_context *ctx, clqsort_path wanted, clqsort_context **out)
 {
     clqsort_status s = query_device(ctx);
     if (s == CLQSORT_SUCCESS)
         s = choose_path(ctx, wanted);
-    if (s != CLQSORT_SUCCESS) {
-        snprintf(thread_error, sizeof thread_error, "%s", ctx->error);
-        clqsort_release(ctx);
-        return s;
-    }
+    if (s != CLQSORT_SUCCESS)
+        return abandon(ctx, s);
     const char *profile = getenv("CLQSORT_PROFILE");
     ctx->profile = profile && *profile && *profile != '0';
     *out = ctx;
@@ -473,53 +516,50 @@ static clqsort_status finish_create(clqsort_context *ctx, clqsort_path wanted, c
 
 clqsort_status clqsort_create(clqsort_context **out, const clqsort_options *options)
 {
+    clq_begin("clqsort_create");
     if (!out)
-        return clq_fail(NULL, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_create: ctx is NULL");
+        return clq_fail(NULL, CLQSORT_ERROR_INVALID_ARGUMENT, "ctx (the pointer to set) is NULL");
     *out = NULL;
     selection sel;
-    clqsort_status s = resolve_selection(options, &sel);
-    if (s != CLQSORT_SUCCESS)
-        return s;
+    CLQ_TRY(resolve_selection(options, &sel));
     cl_device_id dev;
-    if ((s = select_device(&sel, &dev)) != CLQSORT_SUCCESS)
-        return s;
+    CLQ_TRY(select_device_alone(&sel, &dev));
 
-    clqsort_context *ctx = calloc(1, sizeof *ctx);
+    clqsort_context *ctx = new_context();
     if (!ctx)
-        return clq_fail(NULL, CLQSORT_ERROR_OUT_OF_MEMORY, "context object");
+        return clq_fail(NULL, CLQSORT_ERROR_OUT_OF_MEMORY, "%zu bytes of host memory for the context", sizeof *ctx);
     ctx->device = dev;
     cl_int err;
     ctx->context = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    if (!ctx->context) {
-        s = clq_fail_cl(NULL, "clCreateContext", err);
-        clqsort_release(ctx);
-        return s;
-    }
+    clqsort_status s = clq_check_created(ctx, ctx->context, err, "clCreateContext", "");
+    if (s != CLQSORT_SUCCESS)
+        return abandon(ctx, s);
     /* Profiling lets programs time the sort with events on this queue; it costs nothing here. */
+    const char *queue_call = "clCreateCommandQueue";
 #if CL_TARGET_OPENCL_VERSION >= 200
     cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    queue_call = "clCreateCommandQueueWithProperties";
     ctx->queue = clCreateCommandQueueWithProperties(ctx->context, dev, props, &err);
     if (!ctx->queue && err == CL_INVALID_OPERATION) /* 1.2 platform behind a newer loader */
 #endif
     {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        queue_call = "clCreateCommandQueue";
         ctx->queue = clCreateCommandQueue(ctx->context, dev, CL_QUEUE_PROFILING_ENABLE, &err);
 #pragma GCC diagnostic pop
     }
-    if (!ctx->queue) {
-        s = clq_fail_cl(NULL, "clCreateCommandQueue", err);
-        clqsort_release(ctx);
-        return s;
-    }
+    if ((s = clq_check_created(ctx, ctx->queue, err, queue_call, "")) != CLQSORT_SUCCESS)
+        return abandon(ctx, s);
     return finish_create(ctx, sel.path, out);
 }
 
 clqsort_status clqsort_create_with_queue(clqsort_context **out, cl_command_queue queue,
                                          const clqsort_options *options)
 {
+    clq_begin("clqsort_create_with_queue");
     if (!out)
-        return clq_fail(NULL, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_create_with_queue: ctx is NULL");
+        return clq_fail(NULL, CLQSORT_ERROR_INVALID_ARGUMENT, "ctx (the pointer to set) is NULL");
     *out = NULL;
     if (!queue)
         return clq_fail(NULL, CLQSORT_ERROR_INVALID_QUEUE, "the queue is NULL");
@@ -530,33 +570,28 @@ clqsort_status clqsort_create_with_queue(clqsort_context **out, cl_command_queue
     if (options)
         only_path.path = options->path;
     clqsort_path path;
-    clqsort_status s = resolve_path(&only_path, &path);
-    if (s != CLQSORT_SUCCESS)
-        return s;
+    CLQ_TRY(resolve_path(&only_path, &path));
 
     cl_command_queue_properties props = 0;
     cl_context context;
     cl_device_id dev;
-    cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
-    if (err != CL_SUCCESS)
-        return clq_fail(NULL, CLQSORT_ERROR_INVALID_QUEUE, "clGetCommandQueueInfo failed with %s (%d)",
-                        clq_cl_error_name(err), (int)err);
+    CLQ_CL(NULL, "CL_QUEUE_PROPERTIES", clGetCommandQueueInfo, (queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL));
+    CLQ_CL(NULL, "CL_QUEUE_CONTEXT", clGetCommandQueueInfo, (queue, CL_QUEUE_CONTEXT, sizeof context, &context, NULL));
+    CLQ_CL(NULL, "CL_QUEUE_DEVICE", clGetCommandQueueInfo, (queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL));
     if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
-        return clq_fail(NULL, CLQSORT_ERROR_INVALID_QUEUE,
-                        "the queue is out-of-order; clqsort needs an in-order queue");
+        return clq_fail(NULL, CLQSORT_ERROR_INVALID_QUEUE, "the queue is out-of-order; clqsort needs an in-order queue");
 
-    clqsort_context *ctx = calloc(1, sizeof *ctx);
+    clqsort_context *ctx = new_context();
     if (!ctx)
-        return clq_fail(NULL, CLQSORT_ERROR_OUT_OF_MEMORY, "context object");
-    clRetainCommandQueue(queue);
-    clRetainContext(context);
-    ctx->queue = queue;
-    ctx->context = context;
+        return clq_fail(NULL, CLQSORT_ERROR_OUT_OF_MEMORY, "%zu bytes of host memory for the context", sizeof *ctx);
     ctx->device = dev;
+    cl_int err = clRetainCommandQueue(queue);
+    if (err != CL_SUCCESS)
+        return abandon(ctx, clq_fail_cl(ctx, err, "clRetainCommandQueue", "the program's queue"));
+    ctx->queue = queue;
+    if ((err = clRetainContext(context)) != CL_SUCCESS)
+        return abandon(ctx, clq_fail_cl(ctx, err, "clRetainContext", "the queue's context"));
+    ctx->context = context;
     return finish_create(ctx, path, out);
 }
 
@@ -564,41 +599,20 @@ void clqsort_release(clqsort_context *ctx)
 {
     if (!ctx)
         return;
-    clq_release_programs(ctx);
-    if (ctx->scratch)
-        clReleaseMemObject(ctx->scratch);
-    if (ctx->scratch_values)
-        clReleaseMemObject(ctx->scratch_values);
-    if (ctx->lists)
-        clReleaseMemObject(ctx->lists);
-    if (ctx->pool)
-        clReleaseMemObject(ctx->pool);
-    if (ctx->leaves)
-        clReleaseMemObject(ctx->leaves);
-    if (ctx->status)
-        clReleaseMemObject(ctx->status);
-    if (ctx->host_keys)
-        clReleaseMemObject(ctx->host_keys);
-    if (ctx->device_queue)
-        clReleaseCommandQueue(ctx->device_queue);
-    if (ctx->queue)
-        clReleaseCommandQueue(ctx->queue);
-    if (ctx->context)
-        clReleaseContext(ctx->context);
-    free(ctx->platform_name);
-    free(ctx->platform_vendor);
-    free(ctx->device_name);
-    free(ctx->device_version);
-    free(ctx->device_c_version);
-    free(ctx);
+    if (clq_enter(ctx, "clqsort_release") != CLQSORT_SUCCESS)
+        return; /* another thread is inside a call on it: leaving it alive is the lesser harm */
+    clq_release_log log = {CL_SUCCESS, NULL};
+    destroy(ctx, &log);
+    if (log.err != CL_SUCCESS)
+        clq_fail(NULL, clq_status_of_cl(log.err), "%s failed with %s (%d); the other objects were released", log.call,
+                 clq_cl_error_name(log.err), (int)log.err);
 }
 
 clqsort_status clqsort_get_info(const clqsort_context *ctx, clqsort_info *info)
 {
-    if (!ctx)
-        return clq_fail(NULL, CLQSORT_ERROR_NULL_CONTEXT, "clqsort_get_info: ctx is NULL");
+    CLQ_TRY(clq_enter(ctx, "clqsort_get_info"));
     if (!info)
-        return clq_fail((clqsort_context *)ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_get_info: info is NULL");
+        return clq_leave(ctx, clq_fail((clqsort_context *)ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "info is NULL"));
     memset(info, 0, sizeof *info);
     info->platform_name = ctx->platform_name;
     info->platform_vendor = ctx->platform_vendor;
@@ -611,13 +625,11 @@ clqsort_status clqsort_get_info(const clqsort_context *ctx, clqsort_info *info)
     info->compute_units = ctx->compute_units;
     info->max_work_group_size = ctx->max_work_group_size;
     info->local_mem_size = ctx->local_mem_size;
-    clq_tuning t, table;
-    clq_tuning_for_device(ctx, 4, &table);
-    t = table;
+    clq_tuning t;
     /* a bad CLQSORT_TUNING: the table's shape is reported, with the error the sorts will give */
-    const clqsort_status s = clq_tuning_from_env((clqsort_context *)ctx, 4, &t);
+    const clqsort_status s = clq_tuning_of((clqsort_context *)ctx, CLQSORT_KEY_UINT32, 0, &t);
     if (s != CLQSORT_SUCCESS)
-        t = table;
+        clq_tuning_for_device(ctx, 4, &t);
     info->gqsort_work_group = t.gq_wg;
     info->gqsort_keys_per_item = t.gq_k;
     info->lqsort_work_group = t.lq_wg;
@@ -625,17 +637,16 @@ clqsort_status clqsort_get_info(const clqsort_context *ctx, clqsort_info *info)
     info->lqsort_ways = t.lq_ways;
     info->lqsort_max = t.lq_max;
     info->lqsort_small = t.lq_small;
-    return s;
+    return clq_leave(ctx, s);
 }
 
 clqsort_status clqsort_get_stats(const clqsort_context *ctx, clqsort_stats *stats)
 {
-    if (!ctx)
-        return clq_fail(NULL, CLQSORT_ERROR_NULL_CONTEXT, "clqsort_get_stats: ctx is NULL");
+    CLQ_TRY(clq_enter(ctx, "clqsort_get_stats"));
     if (!stats)
-        return clq_fail((clqsort_context *)ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_get_stats: stats is NULL");
+        return clq_leave(ctx, clq_fail((clqsort_context *)ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "stats is NULL"));
     *stats = ctx->last_stats;
-    return CLQSORT_SUCCESS;
+    return clq_leave(ctx, CLQSORT_SUCCESS);
 }
 
 cl_context clqsort_cl_context(const clqsort_context *ctx) { return ctx ? ctx->context : NULL; }

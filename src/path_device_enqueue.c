@@ -9,14 +9,8 @@
 
 clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan)
 {
-    clqsort_status s = clq_start_sort(ctx, plan);
-    if (s != CLQSORT_SUCCESS)
-        return s;
-    cl_int err = clq_launch(ctx, plan->prog->relauncher[2], 1, plan->prog->tuning.rl_wg);
-    if (err != CL_SUCCESS)
-        return clq_fail_cl(ctx, "enqueue relauncher_kernel", err);
-    if ((err = clq_read_status(ctx, CLQ_ST_WORDS)) != CL_SUCCESS)
-        return clq_fail_cl(ctx, "clEnqueueReadBuffer(status)", err);
+    CLQ_TRY(clq_launch(ctx, plan->prog, plan->prog->relauncher[2], 1, plan->prog->tuning.rl_wg));
+    CLQ_TRY(clq_read_status(ctx, CLQ_ST_WORDS));
     ctx->stats.kernel_launches += ctx->status_host[CLQ_ST_LAUNCHES];
     return clq_finish_status(ctx, plan);
 }

@@ -12,15 +12,12 @@
 #include "clqsort_internal.h"
 
 /* One phase-one level: partition the current list (parity), prepare the next (parity ^ 1). */
-static cl_int enqueue_level(clqsort_context *ctx, const clq_program *p, unsigned parity, size_t count_groups,
-                            size_t sort_groups)
+static clqsort_status enqueue_level(clqsort_context *ctx, const clq_program *p, unsigned parity, size_t count_groups,
+                                    size_t sort_groups)
 {
-    cl_int err = clq_launch(ctx, p->gqcount[parity], count_groups, p->tuning.gq_wg);
-    if (err == CL_SUCCESS)
-        err = clq_launch(ctx, p->gqsort[parity], sort_groups, p->tuning.gq_wg);
-    if (err == CL_SUCCESS)
-        err = clq_launch(ctx, p->relauncher[parity ^ 1u], 1, p->tuning.rl_wg);
-    return err;
+    CLQ_TRY(clq_launch(ctx, p, p->gqcount[parity], count_groups, p->tuning.gq_wg));
+    CLQ_TRY(clq_launch(ctx, p, p->gqsort[parity], sort_groups, p->tuning.gq_wg));
+    return clq_launch(ctx, p, p->relauncher[parity ^ 1u], 1, p->tuning.rl_wg);
 }
 
 clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
@@ -28,10 +25,6 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
     const clq_program *p = plan->prog;
     const clq_tuning *t = &p->tuning;
     const cl_uint *st = ctx->status_host;
-    clqsort_status s = clq_start_sort(ctx, plan);
-    if (s != CLQSORT_SUCCESS)
-        return s;
-    cl_int err;
 
     /* Grids: enough groups to fill the device, never more than there can be blocks/records. */
     const size_t block = (size_t)t->gq_wg * t->gq_k, unit = (size_t)t->gq_wg * t->gq_count_k;
@@ -43,8 +36,7 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
         count_groups = resident;
     size_t lq_groups = plan->leaf_cap < resident ? plan->leaf_cap : resident;
 
-    if ((err = clq_launch(ctx, p->relauncher[2], 1, t->rl_wg)) != CL_SUCCESS)
-        return clq_fail_cl(ctx, "enqueue relauncher_kernel", err);
+    CLQ_TRY(clq_launch(ctx, p, p->relauncher[2], 1, t->rl_wg));
 
     if (plan->count > t->lq_max) {
         /* levels uniform keys need before every sequence fits phase two (relauncher.cl) */
@@ -57,19 +49,15 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
         }
         for (;;) {
             for (unsigned i = 0; i < batch && level < plan->code_bits; i++, level++)
-                if ((err = enqueue_level(ctx, p, level & 1u, count_groups, sort_groups)) != CL_SUCCESS)
-                    return clq_fail_cl(ctx, "enqueue gqcount_kernel/gqsort_kernel/relauncher_kernel", err);
-            if ((err = clq_read_status(ctx, CLQ_ST_ERROR + 1)) != CL_SUCCESS)
-                return clq_fail_cl(ctx, "clEnqueueReadBuffer(status)", err);
+                CLQ_TRY(enqueue_level(ctx, p, level & 1u, count_groups, sort_groups));
+            CLQ_TRY(clq_read_status(ctx, CLQ_ST_ERROR + 1));
             if (st[CLQ_ST_CUR_SEQS] == 0 || st[CLQ_ST_ERROR] || level >= plan->code_bits)
                 break;
             batch = batch < 4 ? 2 * batch : 8;
         }
     }
 
-    if ((err = clq_launch(ctx, p->lqsort, lq_groups, t->lq_wg)) != CL_SUCCESS)
-        return clq_fail_cl(ctx, "enqueue lqsort_kernel", err);
-    if ((err = clq_read_status(ctx, CLQ_ST_WORDS)) != CL_SUCCESS)
-        return clq_fail_cl(ctx, "clEnqueueReadBuffer(status)", err);
+    CLQ_TRY(clq_launch(ctx, p, p->lqsort, lq_groups, t->lq_wg));
+    CLQ_TRY(clq_read_status(ctx, CLQ_ST_WORDS));
     return clq_finish_status(ctx, plan);
 }

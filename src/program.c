@@ -2,7 +2,6 @@
 #include "clqsort_internal.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 extern const char clqsort_kernel_source[];
@@ -12,16 +11,33 @@ static const char *const key_defines[CLQ_KEY_TYPES] = {
     "CLQ_KEY_UINT32", "CLQ_KEY_INT32", "CLQ_KEY_FLOAT", "CLQ_KEY_UINT64", "CLQ_KEY_INT64", "CLQ_KEY_DOUBLE",
 };
 
+/* Every kernel object of a program, in the order of clq_program.all. Each takes the keys, scratch,
+ * values, value scratch, [work lists, bucket pool,] phase-two list and status buffers, then its
+ * scalars (cl/gqsort.cl, lqsort.cl, relauncher.cl). */
+const clq_kernel_desc clq_kernel_table[CLQ_KERNELS] = {
+    {"gqcount_kernel", 0, 1, 1, {0, 0}},    {"gqcount_kernel", 0, 1, 1, {1, 0}},
+    {"gqsort_kernel", 1, 1, 1, {0, 0}},     {"gqsort_kernel", 1, 1, 1, {1, 0}},
+    {"relauncher_kernel", 2, 1, 2, {0, 0}}, {"relauncher_kernel", 2, 1, 2, {1, 0}},
+    {"relauncher_kernel", 2, 1, 2, {0, 1}}, {"lqsort_kernel", 3, 0, 0, {0, 0}},
+};
+
+/* The work-group size each kernel is built for, from the tuning. */
+static unsigned work_group_of(const clq_tuning *t, int phase)
+{
+    return phase == 2 ? t->rl_wg : phase == 3 ? t->lq_wg : t->gq_wg;
+}
+
 static clqsort_status build_failed(clqsort_context *ctx, cl_program program, const char *options, cl_int err)
 {
     size_t size = 0;
-    clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
-    char *log = calloc(1, size + 1);
-    if (log && size)
-        clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, size, log, NULL);
-    clqsort_status s = clq_fail(ctx, CLQSORT_ERROR_BUILD, "clBuildProgram failed with %s (%d) for options \"%s\"; log:\n%s",
-                                clq_cl_error_name(err), (int)err, options, log ? log : "(none)");
-    free(log);
+    char *log = NULL;
+    if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) == CL_SUCCESS &&
+        (log = clq_calloc(1, size + 1)) != NULL &&
+        clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, size, log, NULL) != CL_SUCCESS)
+        log[0] = 0;
+    clqsort_status s = clq_fail(ctx, clq_status_of_cl(err), "clBuildProgram failed with %s (%d) for options \"%s\"; log:\n%s",
+                                clq_cl_error_name(err), (int)err, options, log && *log ? log : "(none could be read)");
+    clq_free(log);
     return s;
 }
 
@@ -29,9 +45,7 @@ static clqsort_status build_failed(clqsort_context *ctx, cl_program program, con
 static clqsort_status check_kernel(clqsort_context *ctx, cl_kernel k, const char *name, unsigned wg)
 {
     size_t max = 0;
-    cl_int err = clGetKernelWorkGroupInfo(k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL);
-    if (err != CL_SUCCESS)
-        return clq_fail_cl(ctx, "clGetKernelWorkGroupInfo", err);
+    CLQ_CL(ctx, name, clGetKernelWorkGroupInfo, (k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL));
     if (max < wg)
         return clq_fail(ctx, CLQSORT_ERROR_BUILD,
                         "%s can run at most %zu work-items per group on \"%s\", but was built for %u; "
@@ -43,11 +57,7 @@ static clqsort_status check_kernel(clqsort_context *ctx, cl_kernel k, const char
 static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int descending, unsigned value_bytes,
                             clq_program *p)
 {
-    const unsigned kb = clq_key_bytes(type) + value_bytes;
-    clq_tuning_for_device(ctx, kb, &p->tuning);
-    clqsort_status s = clq_tuning_from_env(ctx, kb, &p->tuning);
-    if (s != CLQSORT_SUCCESS)
-        return s;
+    CLQ_TRY(clq_tuning_of(ctx, type, value_bytes, &p->tuning));
     const clq_tuning *t = &p->tuning;
     char options[1024];
     snprintf(options, sizeof options,
@@ -62,45 +72,29 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
     size_t len = clqsort_kernel_source_length;
     cl_int err;
     p->program = clCreateProgramWithSource(ctx->context, 1, &src, &len, &err);
-    if (!p->program)
-        return clq_fail_cl(ctx, "clCreateProgramWithSource", err);
-    err = clBuildProgram(p->program, 1, &ctx->device, options, NULL, NULL);
-    if (err != CL_SUCCESS)
+    CLQ_TRY(clq_check_created(ctx, p->program, err, "clCreateProgramWithSource", ""));
+    if ((err = clBuildProgram(p->program, 1, &ctx->device, options, NULL, NULL)) != CL_SUCCESS)
         return build_failed(ctx, p->program, options, err);
-    /* name, work-group size, and the value of the trailing scalar arguments (parity, init) */
-    struct { cl_kernel *k; const char *name; unsigned wg; int nscalars; cl_uint scalars[2]; } kernels[] = {
-        {&p->gqcount[0], "gqcount_kernel", t->gq_wg, 1, {0, 0}},
-        {&p->gqcount[1], "gqcount_kernel", t->gq_wg, 1, {1, 0}},
-        {&p->gqsort[0], "gqsort_kernel", t->gq_wg, 1, {0, 0}},
-        {&p->gqsort[1], "gqsort_kernel", t->gq_wg, 1, {1, 0}},
-        {&p->relauncher[0], "relauncher_kernel", t->rl_wg, 2, {0, 0}},
-        {&p->relauncher[1], "relauncher_kernel", t->rl_wg, 2, {1, 0}},
-        {&p->relauncher[2], "relauncher_kernel", t->rl_wg, 2, {0, 1}},
-        {&p->lqsort, "lqsort_kernel", t->lq_wg, 0, {0, 0}},
-    };
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
-        *kernels[i].k = clCreateKernel(p->program, kernels[i].name, &err);
-        if (!*kernels[i].k)
-            return clq_fail_cl(ctx, "clCreateKernel", err);
-        if ((s = check_kernel(ctx, *kernels[i].k, kernels[i].name, kernels[i].wg)) != CLQSORT_SUCCESS)
-            return s;
-        for (int a = 0; a < kernels[i].nscalars; a++)
-            if ((err = clSetKernelArg(*kernels[i].k, 8u + (cl_uint)a /* after the eight buffers */,
-                                      sizeof(cl_uint), &kernels[i].scalars[a])) != CL_SUCCESS)
-                return clq_fail_cl(ctx, "clSetKernelArg", err);
+    for (int i = 0; i < CLQ_KERNELS; i++) {
+        const clq_kernel_desc *d = &clq_kernel_table[i];
+        p->all[i] = clCreateKernel(p->program, d->name, &err);
+        CLQ_TRY(clq_check_created(ctx, p->all[i], err, "clCreateKernel", d->name));
+        CLQ_TRY(check_kernel(ctx, p->all[i], d->name, work_group_of(t, d->phase)));
+        /* the scalars follow the buffers (six, or eight with the work lists) */
+        const cl_uint first = d->work_lists ? 8u : 6u;
+        for (int a = 0; a < d->nscalars; a++)
+            CLQ_CL(ctx, d->name, clSetKernelArg, (p->all[i], first + (cl_uint)a, sizeof(cl_uint), &d->scalars[a]));
     }
     return CLQSORT_SUCCESS;
 }
 
-static void release_program(clq_program *p)
+static void release_program(clq_program *p, clq_release_log *log)
 {
-    cl_kernel all[] = {p->gqcount[0], p->gqcount[1], p->gqsort[0],     p->gqsort[1],
-                       p->relauncher[0], p->relauncher[1], p->relauncher[2], p->lqsort};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (all[i])
-            clReleaseKernel(all[i]);
+    for (int i = 0; i < CLQ_KERNELS; i++)
+        if (p->all[i])
+            clq_released(log, clReleaseKernel(p->all[i]), "clReleaseKernel");
     if (p->program)
-        clReleaseProgram(p->program);
+        clq_released(log, clReleaseProgram(p->program), "clReleaseProgram");
     memset(p, 0, sizeof *p);
 }
 
@@ -111,7 +105,8 @@ clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int 
     if (!p->lqsort) {
         clqsort_status s = build(ctx, type, descending, value_bytes, p);
         if (s != CLQSORT_SUCCESS) {
-            release_program(p);
+            clq_release_log ignored = {CL_SUCCESS, NULL}; /* the build's failure is the message */
+            release_program(p, &ignored);
             return s;
         }
     }
@@ -119,8 +114,8 @@ clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int 
     return CLQSORT_SUCCESS;
 }
 
-void clq_release_programs(clqsort_context *ctx)
+void clq_release_programs(clqsort_context *ctx, clq_release_log *log)
 {
     for (int i = 0; i < CLQ_PROGRAM_SLOTS; i++)
-        release_program(&ctx->programs[i]);
+        release_program(&ctx->programs[i], log);
 }

@@ -1,28 +1,46 @@
-/* sort.c - clqsort_sort: validation, record capacities, scratch memory, dispatch to a path. */
+/* sort.c - the sort calls: one validator for every entry point, record capacities, device
+ * memory, kernel arguments, then an execution path. */
 #include "clqsort_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* The checks of one buffer argument: a read-write buffer of this context holding `bytes`. */
+/* ---- validation: everything is checked before anything is enqueued ------------------------- */
+
+/* The arguments that are not buffers, shared by every sort call and clqsort_scratch_bytes. */
+static clqsort_status check_arguments(clqsort_context *ctx, size_t count, clqsort_key_type type, size_t value_bytes,
+                                      unsigned flags)
+{
+    if ((int)type < 0 || (int)type >= CLQ_KEY_TYPES)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "%d is not a clqsort_key_type", (int)type);
+    if (flags & ~CLQSORT_DESCENDING)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "unknown flags 0x%x", flags & ~CLQSORT_DESCENDING);
+    if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "value_size %zu; values are 4 or 8 bytes", value_bytes);
+    if (clq_key_bytes(type) == 8 && !ctx->has_int64_atomics)
+        return clq_fail(ctx, CLQSORT_ERROR_UNSUPPORTED_TYPE,
+                        "64-bit keys need cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics, which "
+                        "\"%s\" lacks",
+                        ctx->device_name);
+    if (count > CLQSORT_MAX_COUNT)
+        return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE, "count %zu exceeds CLQSORT_MAX_COUNT (%zu)", count,
+                        CLQSORT_MAX_COUNT);
+    return CLQSORT_SUCCESS;
+}
+
+/* The checks of one buffer argument: a read-write buffer of this context holding `count` elements. */
 static clqsort_status check_buffer(clqsort_context *ctx, cl_mem m, const char *name, size_t count, size_t elem_bytes)
 {
     if (!m)
-        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "clqsort: %s is NULL", name);
+        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "%s is NULL", name);
     cl_mem_object_type mtype;
     cl_context mctx;
     cl_mem_flags mflags;
     size_t msize;
-    cl_int err = clGetMemObjectInfo(m, CL_MEM_TYPE, sizeof mtype, &mtype, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof mctx, &mctx, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof mflags, &mflags, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof msize, &msize, NULL);
-    if (err != CL_SUCCESS)
-        return clq_fail(ctx, CLQSORT_ERROR_INVALID_BUFFER, "clGetMemObjectInfo on %s failed with %s (%d)", name,
-                        clq_cl_error_name(err), (int)err);
+    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_TYPE, sizeof mtype, &mtype, NULL));
+    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_CONTEXT, sizeof mctx, &mctx, NULL));
+    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_FLAGS, sizeof mflags, &mflags, NULL));
+    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_SIZE, sizeof msize, &msize, NULL));
     if (mtype != CL_MEM_OBJECT_BUFFER)
         return clq_fail(ctx, CLQSORT_ERROR_INVALID_BUFFER, "%s is a memory object of type 0x%x, not a buffer", name,
                         (unsigned)mtype);
@@ -41,85 +59,45 @@ static clqsort_status check_buffer(clqsort_context *ctx, cl_mem m, const char *n
     return CLQSORT_SUCCESS;
 }
 
-/* The byte range of m inside its outermost buffer, to find overlapping sub-buffers. */
-static void extent_of(cl_mem m, size_t bytes, cl_mem *root, size_t *begin, size_t *end)
+/* The byte range [*begin, *end) of m's first `bytes` inside its outermost buffer *root. */
+static clqsort_status extent_of(clqsort_context *ctx, cl_mem m, const char *name, size_t bytes, cl_mem *root,
+                                size_t *begin, size_t *end)
 {
-    size_t offset = 0, off;
-    cl_mem parent = NULL;
+    size_t offset = 0;
     *root = m;
-    while (clGetMemObjectInfo(*root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) == CL_SUCCESS &&
-           parent) {
-        if (clGetMemObjectInfo(*root, CL_MEM_OFFSET, sizeof off, &off, NULL) == CL_SUCCESS)
-            offset += off;
+    for (;;) {
+        cl_mem parent = NULL;
+        size_t off = 0;
+        CLQ_CL(ctx, name, clGetMemObjectInfo, (*root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL));
+        if (!parent)
+            break;
+        CLQ_CL(ctx, name, clGetMemObjectInfo, (*root, CL_MEM_OFFSET, sizeof off, &off, NULL));
+        offset += off;
         *root = parent;
     }
     *begin = offset;
     *end = offset + bytes;
+    return CLQSORT_SUCCESS;
 }
 
-/* Every check runs before anything is enqueued, so a refused call leaves the buffers unchanged. */
-static clqsort_status validate(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count, clqsort_key_type type,
-                               size_t value_bytes, unsigned flags)
+static clqsort_status check_buffers(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count,
+                                    clqsort_key_type type, size_t value_bytes)
 {
-    if (!keys)
-        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "clqsort_sort: keys is NULL");
-    if ((int)type < 0 || (int)type >= CLQ_KEY_TYPES)
-        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_sort: %d is not a clqsort_key_type", (int)type);
-    if (flags & ~CLQSORT_DESCENDING)
-        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_sort: unknown flags 0x%x",
-                        flags & ~CLQSORT_DESCENDING);
-    if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)
-        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT,
-                        "clqsort_sort_pairs: value_size %zu; values are 4 or 8 bytes", value_bytes);
-    if (clq_key_bytes(type) == 8 && !ctx->has_int64_atomics)
-        return clq_fail(ctx, CLQSORT_ERROR_UNSUPPORTED_TYPE,
-                        "64-bit keys need cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics, which "
-                        "\"%s\" lacks",
-                        ctx->device_name);
-    if (count > CLQSORT_MAX_COUNT)
-        return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE, "count %zu exceeds CLQSORT_MAX_COUNT (%zu)", count,
-                        CLQSORT_MAX_COUNT);
-    clqsort_status s = check_buffer(ctx, keys, "keys", count, clq_key_bytes(type));
-    if (s != CLQSORT_SUCCESS || !value_bytes)
-        return s;
-    if ((s = check_buffer(ctx, values, "values", count, value_bytes)) != CLQSORT_SUCCESS)
-        return s;
+    CLQ_TRY(check_buffer(ctx, keys, "keys", count, clq_key_bytes(type)));
+    if (!value_bytes)
+        return CLQSORT_SUCCESS;
+    CLQ_TRY(check_buffer(ctx, values, "values", count, value_bytes));
     cl_mem kroot, vroot;
     size_t kb, ke, vb, ve;
-    extent_of(keys, count * clq_key_bytes(type), &kroot, &kb, &ke);
-    extent_of(values, count * value_bytes, &vroot, &vb, &ve);
+    CLQ_TRY(extent_of(ctx, keys, "keys", count * clq_key_bytes(type), &kroot, &kb, &ke));
+    CLQ_TRY(extent_of(ctx, values, "values", count * value_bytes, &vroot, &vb, &ve));
     if (keys == values || (kroot == vroot && kb < ve && vb < ke && count > 0))
         return clq_fail(ctx, CLQSORT_ERROR_OVERLAPPING_BUFFERS,
                         "keys and values share memory (bytes %zu..%zu and %zu..%zu of one buffer)", kb, ke, vb, ve);
     return CLQSORT_SUCCESS;
 }
 
-/* Grows a cached device buffer to at least `bytes`. */
-static clqsort_status ensure_buffer(clqsort_context *ctx, cl_mem *buf, size_t *have, size_t bytes, const char *what)
-{
-    if (*buf && *have >= bytes)
-        return CLQSORT_SUCCESS;
-    if (*buf) {
-        clReleaseMemObject(*buf);
-        *buf = NULL;
-        *have = 0;
-    }
-    if (bytes > ctx->max_alloc_size)
-        return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY,
-                        "the %s buffer needs %zu bytes; the device allows %llu per allocation", what, bytes,
-                        (unsigned long long)ctx->max_alloc_size);
-    cl_int err;
-    *buf = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (!*buf)
-        return clq_fail(ctx, err == CL_INVALID_BUFFER_SIZE || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
-                                     err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY
-                                 ? CLQSORT_ERROR_OUT_OF_MEMORY
-                                 : CLQSORT_ERROR_OPENCL,
-                        "clCreateBuffer(%zu bytes) for the %s buffer failed with %s (%d)", bytes, what,
-                        clq_cl_error_name(err), (int)err);
-    *have = bytes;
-    return CLQSORT_SUCCESS;
-}
+/* ---- device memory ------------------------------------------------------------------------- */
 
 /* Record capacities that no input can exceed:
  *  - a work list holds sequences longer than lq_max that do not overlap: at most n / (lq_max + 1);
@@ -141,145 +119,134 @@ static void capacities(const clq_tuning *t, size_t n, unsigned code_bits, size_t
     *leaf_cap = leaves < n ? leaves : n;
 }
 
-static clqsort_status sort(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count, clqsort_key_type type,
-                           size_t value_bytes, unsigned flags)
-{
-    if (!ctx)
-        return clq_fail(NULL, CLQSORT_ERROR_NULL_CONTEXT, "clqsort_sort: ctx is NULL");
-    clqsort_status s = validate(ctx, keys, values, count, type, value_bytes, flags);
-    if (s != CLQSORT_SUCCESS)
-        return s;
-    memset(&ctx->stats, 0, sizeof ctx->stats);
-    if (count < 2) {
-        ctx->last_stats = ctx->stats;
-        return CLQSORT_SUCCESS;
-    }
+/* A device buffer the context keeps for sorts, and the bytes one sort needs of it. */
+typedef struct scratch_request {
+    cl_mem *buf;
+    size_t *have;
+    size_t bytes;
+    const char *what;
+} scratch_request;
+enum { SCRATCH_REQUESTS = 6 };
 
-    clq_plan plan;
-    memset(&plan, 0, sizeof plan);
-    s = clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, &plan.prog);
-    if (s != CLQSORT_SUCCESS)
-        return s;
-    plan.keys = keys;
-    plan.values = value_bytes ? values : NULL;
-    plan.count = (cl_uint)count;
-    plan.code_bits = clq_code_bits(type);
+/* The scratch buffers a sort of `count` keys needs with tuning t; fills plan's capacities. */
+static void scratch_requests(clqsort_context *ctx, const clq_tuning *t, size_t count, clqsort_key_type type,
+                             size_t value_bytes, clq_plan *plan, scratch_request r[SCRATCH_REQUESTS])
+{
+    const unsigned code_bits = clq_code_bits(type);
+    const size_t code_bytes = code_bits / 8;
     size_t seq_cap, pool_cap, leaf_cap;
-    capacities(&plan.prog->tuning, count, plan.code_bits, &seq_cap, &pool_cap, &leaf_cap);
-    plan.seq_cap = (cl_uint)seq_cap;
-    plan.pool_cap = (cl_uint)pool_cap;
-    plan.leaf_cap = (cl_uint)leaf_cap;
+    capacities(t, count, code_bits, &seq_cap, &pool_cap, &leaf_cap);
+    plan->seq_cap = (cl_uint)seq_cap;
+    plan->pool_cap = (cl_uint)pool_cap;
+    plan->leaf_cap = (cl_uint)leaf_cap;
+    plan->code_bits = code_bits;
+    r[0] = (scratch_request){&ctx->scratch, &ctx->scratch_bytes, count * clq_key_bytes(type), "scratch"};
+    r[1] = (scratch_request){&ctx->scratch_values, &ctx->scratch_values_bytes, count * value_bytes, "value scratch"};
+    r[2] = (scratch_request){&ctx->lists, &ctx->lists_bytes, 2 * seq_cap * CLQ_SEQ_RECORD_BYTES(code_bytes), "work list"};
+    r[3] = (scratch_request){&ctx->pool, &ctx->pool_bytes, pool_cap * CLQ_BUCKET_RECORD_BYTES(code_bytes), "bucket pool"};
+    r[4] = (scratch_request){&ctx->leaves, &ctx->leaves_bytes, leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes),
+                             "phase-two list"};
+    r[5] = (scratch_request){&ctx->status, &ctx->status_bytes, CLQ_ST_WORDS * sizeof(cl_uint), "status"};
+}
 
-    const size_t code_bytes = plan.code_bits / 8;
-    if ((s = ensure_buffer(ctx, &ctx->scratch, &ctx->scratch_bytes, count * clq_key_bytes(type), "scratch")) ||
-        (value_bytes && (s = ensure_buffer(ctx, &ctx->scratch_values, &ctx->scratch_values_bytes,
-                                           count * value_bytes, "value scratch"))) ||
-        (s = ensure_buffer(ctx, &ctx->lists, &ctx->lists_bytes, 2 * seq_cap * CLQ_SEQ_RECORD_BYTES(code_bytes),
-                           "work list")) ||
-        (s = ensure_buffer(ctx, &ctx->pool, &ctx->pool_bytes, pool_cap * CLQ_BUCKET_RECORD_BYTES(code_bytes),
-                           "bucket pool")) ||
-        (s = ensure_buffer(ctx, &ctx->leaves, &ctx->leaves_bytes, leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes),
-                           "phase-two list")))
-        return s;
-    if (!ctx->status) {
-        size_t have = 0;
-        if ((s = ensure_buffer(ctx, &ctx->status, &have, CLQ_ST_WORDS * sizeof(cl_uint), "status")))
-            return s;
+static size_t scratch_total(const scratch_request r[SCRATCH_REQUESTS])
+{
+    size_t total = 0;
+    for (int i = 0; i < SCRATCH_REQUESTS; i++)
+        total += r[i].bytes;
+    return total;
+}
+
+/* Grows a cached device buffer to what the sort needs of it. */
+static clqsort_status grow(clqsort_context *ctx, const scratch_request *r)
+{
+    if (r->bytes == 0 || (*r->buf && *r->have >= r->bytes))
+        return CLQSORT_SUCCESS;
+    if (r->bytes > ctx->max_alloc_size)
+        return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY,
+                        "the %s buffer needs %zu bytes; \"%s\" allows %llu per allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                        r->what, r->bytes, ctx->device_name, (unsigned long long)ctx->max_alloc_size);
+    if (*r->buf) {
+        const cl_mem old = *r->buf;
+        *r->buf = NULL;
+        *r->have = 0;
+        CLQ_CL(ctx, r->what, clReleaseMemObject, (old));
     }
-    s = ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, &plan) : clq_run_host_loop(ctx, &plan);
-    if (s == CLQSORT_SUCCESS)
-        ctx->last_stats = ctx->stats;
-    return s;
+    cl_int err;
+    *r->buf = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, r->bytes, NULL, &err);
+    char what[96];
+    snprintf(what, sizeof what, "%zu bytes for the %s", r->bytes, r->what);
+    CLQ_TRY(clq_check_created(ctx, *r->buf, err, "clCreateBuffer", what));
+    *r->have = r->bytes;
+    return CLQSORT_SUCCESS;
 }
 
-clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type, unsigned flags)
+/* Grows the scratch buffers. The whole need is checked first, so a sort the device cannot hold
+ * is refused with its own message before anything is allocated. */
+static clqsort_status ensure_scratch(clqsort_context *ctx, const scratch_request r[SCRATCH_REQUESTS],
+                                     size_t caller_bytes)
 {
-    return sort(ctx, keys, NULL, count, type, 0, flags);
+    size_t held = caller_bytes;
+    for (int i = 0; i < SCRATCH_REQUESTS; i++)
+        held += r[i].bytes > *r[i].have ? r[i].bytes : *r[i].have;
+    if (held > ctx->global_mem_size)
+        return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY,
+                        "the sort needs %zu bytes of device memory (%zu of the caller's keys and values, %zu of "
+                        "scratch), but \"%s\" has %llu (CL_DEVICE_GLOBAL_MEM_SIZE)",
+                        held, caller_bytes, held - caller_bytes, ctx->device_name,
+                        (unsigned long long)ctx->global_mem_size);
+    for (int i = 0; i < SCRATCH_REQUESTS; i++)
+        CLQ_TRY(grow(ctx, &r[i]));
+    return CLQSORT_SUCCESS;
 }
 
-clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count,
-                                  clqsort_key_type key_type, size_t value_size, unsigned flags)
-{
-    if (ctx && value_size == 0)
-        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_sort_pairs: value_size 0; values are 4 or 8 bytes");
-    return sort(ctx, keys, values, count, key_type, value_size, flags);
-}
+/* ---- kernel arguments and launches --------------------------------------------------------- */
 
-/* ---- shared by the execution paths ------------------------------------------------------ */
-
-/* Buffer arguments change with every sort (the caller's keys); the scalar ones were set when
- * the program was built. */
-static cl_int set_buffer_args(const clqsort_context *ctx, const clq_plan *plan)
+/* Buffer arguments change with every sort (the caller's keys); the scalars were set at build. */
+static clqsort_status set_buffer_args(clqsort_context *ctx, const clq_plan *plan)
 {
     const clq_program *p = plan->prog;
     const cl_mem svals = plan->values ? ctx->scratch_values : NULL;
-    const cl_kernel all[] = {p->gqcount[0],    p->gqcount[1],    p->gqsort[0],     p->gqsort[1],
-                             p->relauncher[0], p->relauncher[1], p->relauncher[2], p->lqsort};
-    cl_int err = CL_SUCCESS;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    for (int i = 0; i < CLQ_KERNELS; i++) {
+        const clq_kernel_desc *d = &clq_kernel_table[i];
+        const cl_mem args[8] = {plan->keys, ctx->scratch, plan->values, svals, ctx->lists, ctx->pool, ctx->leaves, ctx->status};
         cl_uint a = 0;
-        err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &plan->keys);
-        err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->scratch);
-        err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &plan->values);
-        err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &svals);
-        if (all[i] != p->lqsort) {
-            err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->lists);
-            err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->pool);
+        for (int j = 0; j < 8; j++) {
+            if ((j == 4 || j == 5) && !d->work_lists)
+                continue;
+            CLQ_CL(ctx, d->name, clSetKernelArg, (p->all[i], a, sizeof(cl_mem), &args[j]));
+            a++;
         }
-        err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->leaves);
-        err |= clSetKernelArg(all[i], a++, sizeof(cl_mem), &ctx->status);
     }
-    return err;
+    return CLQSORT_SUCCESS;
 }
 
-cl_int clq_launch(clqsort_context *ctx, cl_kernel k, size_t groups, size_t wg)
+static int kernel_index(const clq_program *p, cl_kernel k)
 {
-    size_t global = groups * wg;
+    int i = 0;
+    while (i + 1 < CLQ_KERNELS && p->all[i] != k)
+        i++;
+    return i;
+}
+
+clqsort_status clq_launch(clqsort_context *ctx, const clq_program *p, cl_kernel k, size_t groups, size_t wg)
+{
+    const size_t global = groups * wg;
+    const int ki = kernel_index(p, k);
+    cl_event *ev = ctx->profile && ctx->nevents < CLQ_PROFILE_EVENTS ? &ctx->events[ctx->nevents] : NULL;
+    CLQ_CL(ctx, clq_kernel_table[ki].name, clEnqueueNDRangeKernel, (ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, ev));
     ctx->stats.kernel_launches++;
-    cl_event *ev = NULL;
-    if (ctx->profile && ctx->nevents < 256) {
-        ctx->event_kernels[ctx->nevents] = k;
-        ev = &ctx->events[ctx->nevents++];
-    }
-    return clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, ev);
+    if (ev)
+        ctx->event_phase[ctx->nevents++] = clq_kernel_table[ki].phase;
+    return CLQSORT_SUCCESS;
 }
 
-/* Prints the device time of the last sort per kernel, from the launches' profiling events. */
-static void print_profile(clqsort_context *ctx, const clq_plan *plan)
-{
-    const char *names[4] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel", "lqsort_kernel"};
-    double ms[4] = {0, 0, 0, 0};
-    unsigned count[4] = {0, 0, 0, 0};
-    cl_ulong first = 0, last = 0;
-    for (unsigned i = 0; i < ctx->nevents; i++) {
-        cl_ulong t0 = 0, t1 = 0;
-        clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-        clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-        const cl_kernel k = ctx->event_kernels[i];
-        const clq_program *p = plan->prog;
-        const int kind = k == p->lqsort                               ? 3
-                         : (k == p->gqcount[0] || k == p->gqcount[1]) ? 0
-                         : (k == p->gqsort[0] || k == p->gqsort[1])   ? 1
-                                                                      : 2;
-        ms[kind] += (double)(t1 - t0) * 1e-6;
-        count[kind]++;
-        if (i == 0)
-            first = t0;
-        last = t1;
-        clReleaseEvent(ctx->events[i]);
-    }
-    fprintf(stderr, "clqsort profile n=%u: first launch to last end %.3f ms;", plan->count, (double)(last - first) * 1e-6);
-    for (int i = 0; i < 4; i++)
-        fprintf(stderr, " %s %u x %.3f ms;", names[i], count[i], ms[i]);
-    fprintf(stderr, "\n");
-    ctx->nevents = 0;
-}
-
-cl_int clq_read_status(clqsort_context *ctx, size_t words)
+clqsort_status clq_read_status(clqsort_context *ctx, size_t words)
 {
     ctx->stats.host_round_trips++;
-    return clEnqueueReadBuffer(ctx->queue, ctx->status, CL_TRUE, 0, words * sizeof(cl_uint), ctx->status_host, 0,
-                               NULL, NULL);
+    CLQ_CL(ctx, "status words", clEnqueueReadBuffer,
+           (ctx->queue, ctx->status, CL_TRUE, 0, words * sizeof(cl_uint), ctx->status_host, 0, NULL, NULL));
+    return CLQSORT_SUCCESS;
 }
 
 clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
@@ -291,57 +258,162 @@ clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
     st[CLQ_ST_SEQ_CAP] = plan->seq_cap;
     st[CLQ_ST_LEAF_CAP] = plan->leaf_cap;
     st[CLQ_ST_POOL_CAP] = plan->pool_cap;
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->status, CL_FALSE, 0, sizeof ctx->status_host, st, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-        return clq_fail_cl(ctx, "clEnqueueWriteBuffer(status)", err);
-    /* the kernels leave every bucket record they use cleared, but a sort the host abandoned
-     * half-way would not; clearing the pool every time keeps each sort independent */
+    CLQ_CL(ctx, "status words", clEnqueueWriteBuffer,
+           (ctx->queue, ctx->status, CL_FALSE, 0, sizeof ctx->status_host, st, 0, NULL, NULL));
+    /* the kernels leave every bucket record they use cleared, but a sort that failed half-way
+     * would not; clearing the pool every time keeps each sort independent */
     const cl_uint zero = 0;
-    err = clEnqueueFillBuffer(ctx->queue, ctx->pool, &zero, sizeof zero, 0,
-                              (size_t)plan->pool_cap * CLQ_BUCKET_RECORD_BYTES(plan->code_bits / 8), 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-        return clq_fail_cl(ctx, "clEnqueueFillBuffer(bucket pool)", err);
-    if ((err = set_buffer_args(ctx, plan)) != CL_SUCCESS)
-        return clq_fail_cl(ctx, "clSetKernelArg", err);
+    CLQ_CL(ctx, "bucket pool", clEnqueueFillBuffer,
+           (ctx->queue, ctx->pool, &zero, sizeof zero, 0,
+            (size_t)plan->pool_cap * CLQ_BUCKET_RECORD_BYTES(plan->code_bits / 8), 0, NULL, NULL));
+    return CLQSORT_SUCCESS;
+}
+
+/* CLQSORT_PROFILE=1: prints the device time of the last sort per kernel (if it succeeded) and
+ * releases the launches' events. A failed query shows as such in the line; a failed release
+ * is the sort's failure if it had none. */
+static clqsort_status finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_status s)
+{
+    static const char *const names[4] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel", "lqsort_kernel"};
+    double ms[4] = {0, 0, 0, 0};
+    unsigned count[4] = {0, 0, 0, 0};
+    cl_ulong first = 0, last = 0;
+    int queries_failed = 0;
+    clq_release_log log = {CL_SUCCESS, NULL};
+    for (unsigned i = 0; i < ctx->nevents; i++) {
+        cl_ulong t0 = 0, t1 = 0;
+        if (s == CLQSORT_SUCCESS &&
+            (clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) != CL_SUCCESS ||
+             clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS))
+            queries_failed++;
+        ms[ctx->event_phase[i]] += (double)(t1 - t0) * 1e-6;
+        count[ctx->event_phase[i]]++;
+        if (i == 0)
+            first = t0;
+        last = t1;
+        clq_released(&log, clReleaseEvent(ctx->events[i]), "clReleaseEvent");
+    }
+    if (s == CLQSORT_SUCCESS && ctx->nevents) {
+        fprintf(stderr, "clqsort profile n=%u: first launch to last end %.3f ms;", plan->count,
+                (double)(last - first) * 1e-6);
+        for (int i = 0; i < 4; i++)
+            fprintf(stderr, " %s %u x %.3f ms;", names[i], count[i], ms[i]);
+        fprintf(stderr, queries_failed ? " (%d events could not be queried)\n" : "\n", queries_failed);
+    }
+    ctx->nevents = 0;
+    if (s == CLQSORT_SUCCESS && log.err != CL_SUCCESS)
+        return clq_fail_cl(ctx, log.err, log.call, "a profiling event");
+    return s;
+}
+
+/* ---- the sort calls ------------------------------------------------------------------------ */
+
+/* A validated sort of count >= 2 keys: program, scratch and kernel arguments, none of which
+ * touches the caller's buffers, then the path's kernels. */
+static clqsort_status run_sort(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count, clqsort_key_type type,
+                               size_t value_bytes, unsigned flags)
+{
+    clq_plan plan;
+    memset(&plan, 0, sizeof plan);
+    CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, &plan.prog));
+    plan.keys = keys;
+    plan.values = value_bytes ? values : NULL;
+    plan.count = (cl_uint)count;
+    scratch_request r[SCRATCH_REQUESTS];
+    scratch_requests(ctx, &plan.prog->tuning, count, type, value_bytes, &plan, r);
+    CLQ_TRY(ensure_scratch(ctx, r, count * (clq_key_bytes(type) + value_bytes)));
+    CLQ_TRY(set_buffer_args(ctx, &plan));
+    CLQ_TRY(clq_start_sort(ctx, &plan));
+
+    clqsort_status s = ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, &plan)
+                                                                 : clq_run_host_loop(ctx, &plan);
+    if (s != CLQSORT_SUCCESS) {
+        /* nothing of this sort may run on after it returns; the first failure is the message */
+        (void)clFinish(ctx->queue);
+        clq_append(ctx, "; the keys may have changed");
+    }
+    return finish_profile(ctx, &plan, s);
+}
+
+static clqsort_status sort(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count, clqsort_key_type type,
+                           size_t value_bytes, unsigned flags)
+{
+    CLQ_TRY(check_arguments(ctx, count, type, value_bytes, flags));
+    CLQ_TRY(check_buffers(ctx, keys, values, count, type, value_bytes));
+    memset(&ctx->stats, 0, sizeof ctx->stats);
+    if (count >= 2)
+        CLQ_TRY(run_sort(ctx, keys, values, count, type, value_bytes, flags));
+    ctx->last_stats = ctx->stats;
+    return CLQSORT_SUCCESS;
+}
+
+clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type, unsigned flags)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_sort"));
+    return clq_leave(ctx, sort(ctx, keys, NULL, count, type, 0, flags));
+}
+
+clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count,
+                                  clqsort_key_type key_type, size_t value_size, unsigned flags)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_sort_pairs"));
+    if (value_size == 0)
+        return clq_leave(ctx, clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "value_size 0; values are 4 or 8 bytes"));
+    return clq_leave(ctx, sort(ctx, keys, values, count, key_type, value_size, flags));
+}
+
+static clqsort_status sort_host(clqsort_context *ctx, void *keys, size_t count, clqsort_key_type type, unsigned flags)
+{
+    if (!keys)
+        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "keys is NULL");
+    CLQ_TRY(check_arguments(ctx, count, type, 0, flags));
+    const size_t bytes = count * clq_key_bytes(type);
+    if (count < 2) {
+        memset(&ctx->stats, 0, sizeof ctx->stats);
+        ctx->last_stats = ctx->stats;
+        return CLQSORT_SUCCESS;
+    }
+    const scratch_request r = {&ctx->host_keys, &ctx->host_keys_bytes, bytes, "host-array"};
+    CLQ_TRY(grow(ctx, &r));
+    CLQ_CL(ctx, "keys", clEnqueueWriteBuffer, (ctx->queue, ctx->host_keys, CL_FALSE, 0, bytes, keys, 0, NULL, NULL));
+    clqsort_status s = sort(ctx, ctx->host_keys, NULL, count, type, 0, flags);
+    if (s != CLQSORT_SUCCESS) {
+        (void)clFinish(ctx->queue); /* the write must not read the array after the return */
+        return s;
+    }
+    /* the array is written only now, once the sort succeeded */
+    CLQ_CL(ctx, "keys", clEnqueueReadBuffer, (ctx->queue, ctx->host_keys, CL_TRUE, 0, bytes, keys, 0, NULL, NULL));
     return CLQSORT_SUCCESS;
 }
 
 clqsort_status clqsort_sort_host(clqsort_context *ctx, void *keys, size_t count, clqsort_key_type type,
                                  unsigned flags)
 {
-    if (!ctx)
-        return clq_fail(NULL, CLQSORT_ERROR_NULL_CONTEXT, "clqsort_sort_host: ctx is NULL");
-    if (!keys)
-        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "clqsort_sort_host: keys is NULL");
-    if ((int)type < 0 || (int)type >= CLQ_KEY_TYPES)
-        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "clqsort_sort_host: %d is not a clqsort_key_type",
-                        (int)type);
-    if (count > CLQSORT_MAX_COUNT)
-        return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE, "count %zu exceeds CLQSORT_MAX_COUNT (%zu)", count,
-                        CLQSORT_MAX_COUNT);
-    const size_t bytes = count * clq_key_bytes(type);
-    clqsort_status s = ensure_buffer(ctx, &ctx->host_keys, &ctx->host_keys_bytes, bytes ? bytes : 1, "host-array");
-    if (s != CLQSORT_SUCCESS)
-        return s;
-    cl_int err = bytes ? clEnqueueWriteBuffer(ctx->queue, ctx->host_keys, CL_FALSE, 0, bytes, keys, 0, NULL, NULL)
-                       : CL_SUCCESS;
-    if (err != CL_SUCCESS)
-        return clq_fail_cl(ctx, "clEnqueueWriteBuffer(keys)", err);
-    /* a refused sort leaves the device copy unchanged, and the host array is not read back */
-    if ((s = clqsort_sort(ctx, ctx->host_keys, count, type, flags)) != CLQSORT_SUCCESS) {
-        clFinish(ctx->queue);
-        return s;
+    CLQ_TRY(clq_enter(ctx, "clqsort_sort_host"));
+    return clq_leave(ctx, sort_host(ctx, keys, count, type, flags));
+}
+
+clqsort_status clqsort_scratch_bytes(clqsort_context *ctx, size_t count, clqsort_key_type type, size_t value_size,
+                                     size_t *bytes)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_scratch_bytes"));
+    clqsort_status s = check_arguments(ctx, count, type, value_size, 0);
+    if (s == CLQSORT_SUCCESS && !bytes)
+        s = clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "bytes is NULL");
+    clq_tuning t;
+    if (s == CLQSORT_SUCCESS)
+        s = clq_tuning_of(ctx, type, (unsigned)value_size, &t);
+    if (s == CLQSORT_SUCCESS) {
+        clq_plan plan;
+        scratch_request r[SCRATCH_REQUESTS];
+        scratch_requests(ctx, &t, count, type, value_size, &plan, r);
+        *bytes = count < 2 ? 0 : scratch_total(r);
     }
-    if (bytes && (err = clEnqueueReadBuffer(ctx->queue, ctx->host_keys, CL_TRUE, 0, bytes, keys, 0, NULL, NULL)) !=
-                     CL_SUCCESS)
-        return clq_fail_cl(ctx, "clEnqueueReadBuffer(keys)", err);
-    return CLQSORT_SUCCESS;
+    return clq_leave(ctx, s);
 }
 
 clqsort_status clq_finish_status(clqsort_context *ctx, const clq_plan *plan)
 {
-    if (ctx->profile && ctx->nevents)
-        print_profile(ctx, plan);
     const cl_uint *st = ctx->status_host;
     ctx->stats.phase_one_levels = st[CLQ_ST_LEVELS];
     ctx->stats.phase_two_records = st[CLQ_ST_LEAVES];
@@ -355,7 +427,7 @@ clqsort_status clq_finish_status(clqsort_context *ctx, const clq_plan *plan)
                 snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", *what ? ", " : "", bits[b]);
         return clq_fail(ctx, CLQSORT_ERROR_INTERNAL,
                         "the kernels reported error bits 0x%x (%s) with %u sequences left after %u levels (work "
-                        "list capacity %u, phase-two capacity %u); the keys may be partly sorted",
+                        "list capacity %u, phase-two capacity %u)",
                         st[CLQ_ST_ERROR], *what ? what : "none", st[CLQ_ST_CUR_SEQS], st[CLQ_ST_LEVELS],
                         plan->seq_cap, plan->leaf_cap);
     }

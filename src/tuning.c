@@ -172,3 +172,10 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
     fit_to_device(ctx, elem_bytes, t);
     return CLQSORT_SUCCESS;
 }
+
+clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, clq_tuning *t)
+{
+    const unsigned elem_bytes = clq_key_bytes(type) + value_bytes;
+    clq_tuning_for_device(ctx, elem_bytes, t);
+    return clq_tuning_from_env(ctx, elem_bytes, t);
+}
