@@ -36,7 +36,8 @@
  *     CL_INVALID_BUILD_OPTIONS, CL_INVALID_PROGRAM_EXECUTABLE -> CLQSORT_ERROR_BUILD
  *     CL_INVALID_COMMAND_QUEUE                            -> CLQSORT_ERROR_INVALID_QUEUE
  *     CL_INVALID_MEM_OBJECT                               -> CLQSORT_ERROR_INVALID_BUFFER
- *     CL_DEVICE_NOT_FOUND, CL_DEVICE_NOT_AVAILABLE        -> CLQSORT_ERROR_NO_DEVICE
+ *     CL_DEVICE_NOT_FOUND, CL_DEVICE_NOT_AVAILABLE,
+ *     CL_PLATFORM_NOT_FOUND_KHR                           -> CLQSORT_ERROR_NO_DEVICE
  *     any other code                                      -> CLQSORT_ERROR_OPENCL
  * A failed host allocation is CLQSORT_ERROR_OUT_OF_MEMORY too. When a call fails, nothing it
  * created is left behind (a failed clqsort_create leaves no context), nothing it enqueued is
@@ -240,8 +241,9 @@ clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem valu
 
 /* Sorts `count` keys of type `type` in host memory at `keys`, like clqsort_sort: copies them to
  * a device buffer the context keeps for this, sorts, and copies them back before returning.
- * `keys` NULL gives CLQSORT_ERROR_NULL_BUFFER (also for count 0); the array is not written
- * after any error status. */
+ * `keys` NULL gives CLQSORT_ERROR_NULL_BUFFER (also for count 0). The array is written only by
+ * the final copy back, after the sort succeeded: it is unchanged after every failure but one of
+ * that copy (a failed clEnqueueReadBuffer named in the message). */
 clqsort_status clqsort_sort_host(clqsort_context *ctx, void *keys, size_t count, clqsort_key_type type,
                                  unsigned flags);
 

@@ -61,6 +61,7 @@ clqsort_status clq_status_of_cl(cl_int err)
         return CLQSORT_ERROR_INVALID_BUFFER;
     case CL_DEVICE_NOT_FOUND:
     case CL_DEVICE_NOT_AVAILABLE:
+    case -1001: /* CL_PLATFORM_NOT_FOUND_KHR: the ICD loader found no platform */
         return CLQSORT_ERROR_NO_DEVICE;
     default:
         return CLQSORT_ERROR_OPENCL;
