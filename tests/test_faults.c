@@ -219,10 +219,7 @@ static int set_up(const scenario *sc, fixture *f)
     f->vin = malloc(sc->n * 8 + 1);
     f->host = malloc(sc->n * w + 1);
     tu_generate_typed(sc->type, TU_UNIFORM, f->in, sc->n, 17 + sc->n);
-    for (size_t i = 0; i < sc->n && sc->value_bytes; i++) {
-        const uint64_t v = i; /* little-endian: the low bytes are the index */
-        memcpy(f->vin + i * sc->value_bytes, &v, sc->value_bytes);
-    }
+    tu_index_values(f->vin, sc->value_bytes, sc->n);
     memcpy(f->host, f->in, sc->n * w);
     if (sc->kind == K_CREATE || sc->kind == K_CREATE_WITH_QUEUE)
         return 1;
@@ -276,18 +273,11 @@ static int verify(const scenario *sc, fixture *f, const char *what)
         return ok;
     }
     unsigned char *out = read_back(f->queue, f->keys, sc->n * w);
-    int ok = tu_verify_typed(sc->type, desc, f->in, out, sc->n, why, sizeof why);
-    if (ok && f->values) { /* every output pair was an input pair */
-        unsigned char *vout = read_back(f->queue, f->values, sc->n * sc->value_bytes);
-        for (size_t i = 0; i < sc->n && ok; i++) {
-            uint64_t v = 0;
-            memcpy(&v, vout + i * sc->value_bytes, sc->value_bytes);
-            ok = v < sc->n && !memcmp(out + i * w, f->in + v * w, w);
-        }
-        snprintf(why, sizeof why, "a value does not belong to its key");
-        free(vout);
-    }
+    unsigned char *vout = f->values ? read_back(f->queue, f->values, sc->n * sc->value_bytes) : NULL;
+    const int ok = vout ? tu_verify_pairs(sc->type, desc, f->in, out, vout, sc->value_bytes, sc->n, why, sizeof why)
+                        : tu_verify_typed(sc->type, desc, f->in, out, sc->n, why, sizeof why);
     free(out);
+    free(vout);
     CHECK(ok, "%s %s: %s", sc->name, what, why);
     return ok;
 }

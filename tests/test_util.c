@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tu_passed, tu_failed;
+_Atomic int tu_passed, tu_failed;
 
 int tu_finish(const char *name)
 {
@@ -424,5 +424,40 @@ int tu_verify_typed(clqsort_key_type t, int desc, const unsigned char *in, const
     tu_sort_typed(t, desc, ref, n);
     const int ok = tu_verify_sorted(t, desc, ref, out, n, why, why_size);
     free(ref);
+    return ok;
+}
+
+void tu_index_values(unsigned char *values, size_t value_bytes, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t v = i; /* little-endian: the low bytes */
+        memcpy(values + i * value_bytes, &v, value_bytes);
+    }
+}
+
+int tu_verify_pairs(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out_keys,
+                    const unsigned char *out_values, size_t value_bytes, size_t n, char *why, size_t why_size)
+{
+    if (!tu_verify_typed(t, desc, in, out_keys, n, why, why_size))
+        return 0;
+    const size_t w = tu_width_of(t);
+    unsigned char *seen = calloc(n + 1, 1);
+    if (!seen) {
+        snprintf(why, why_size, "out of host memory for the check");
+        return 0;
+    }
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++) {
+        uint64_t v = 0;
+        memcpy(&v, out_values + i * value_bytes, value_bytes);
+        if (v >= n || seen[v] || memcmp(out_keys + i * w, in + v * w, w)) {
+            snprintf(why, why_size, "at %zu: value %llu is not the input position of its key, or repeats", i,
+                     (unsigned long long)v);
+            ok = 0;
+        } else {
+            seen[v] = 1;
+        }
+    }
+    free(seen);
     return ok;
 }

@@ -7,7 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-extern int tu_passed, tu_failed;
+/* atomic: test_threads checks from many threads at once */
+extern _Atomic int tu_passed, tu_failed;
 
 /* Counts one assertion; prints a line for each failure. */
 #define CHECK(cond, ...)                                                                     \
@@ -63,6 +64,14 @@ int tu_verify_typed(clqsort_key_type t, int desc, const unsigned char *in, const
  * sorts of one input. */
 int tu_verify_sorted(clqsort_key_type t, int desc, const unsigned char *ref, const unsigned char *out, size_t n,
                      char *why, size_t why_size);
+/* 1 if out_keys[0, n) is in the order and a permutation of in[0, n) (tu_verify_typed), and each
+ * out_values[i] (value_bytes 4 or 8) is the input position of the key beside it, each position once
+ * (input values 0, 1, 2, ...); else 0 with the reason in why. */
+int tu_verify_pairs(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out_keys,
+                    const unsigned char *out_values, size_t value_bytes, size_t n, char *why, size_t why_size);
+/* values[i] = i in value_bytes (4 or 8) bytes each */
+void tu_index_values(unsigned char *values, size_t value_bytes, size_t n);
+
 /* The type's edge values into out (at most 32); returns how many. */
 size_t tu_edges(clqsort_key_type t, unsigned char *out);
 /* A distribution mapped to the type, with the edge values sprinkled into uniform input. */
