@@ -35,28 +35,33 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
+static uint64_t few_keys[16]; /* the keys of DIST_FEW */
+
 static uint64_t key_of(int dist, int wide, size_t i)
 {
     uint64_t k;
     switch (dist) {
-    case DIST_FEW: k = mix64(0x1234 + (mix64(i) & 15)); break;
+    case DIST_FEW: k = few_keys[mix64(i) & 15]; break;
     case DIST_PERM: k = wide ? i * 0x9e3779b97f4a7c15ull + 0x7f4a7c15ull : (uint32_t)(i * 0x9e3779b1u + 0x7f4a7c15u); break;
     default: k = mix64(i * 0x9e3779b97f4a7c15ull); break;
     }
     return wide ? k : (uint32_t)k;
 }
 
+/* What must be equal between input and output: each key's count for DIST_FEW; else the sum and
+ * a hash sum of the keys (not needed where the output is known exactly). */
 typedef struct sums {
     uint64_t sum, hash_sum, few[16];
 } sums;
 
-static void add(sums *s, int dist, int wide, uint64_t k)
+static uint64_t hash_of(uint64_t k) { return mix64(k ^ 0x5851f42d4c957f2dull); }
+
+static int few_index(uint64_t k)
 {
-    s->sum += k;
-    s->hash_sum += mix64(k ^ 0x5851f42d4c957f2dull);
-    for (uint64_t j = 0; dist == DIST_FEW && j < 16; j++) /* the key's count among the 16 */
-        if (k == (wide ? mix64(0x1234 + j) : (uint32_t)mix64(0x1234 + j)))
-            s->few[j]++;
+    for (int j = 0; j < 16; j++)
+        if (k == few_keys[j])
+            return j;
+    return -1;
 }
 
 static double now(void)
@@ -173,6 +178,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "test_largest: values are 8-byte positions, with uint64 keys\n");
         return 2;
     }
+    for (uint64_t j = 0; j < 16; j++)
+        few_keys[j] = wide ? mix64(0x1234 + j) : (uint32_t)mix64(0x1234 + j);
     const size_t w = wide ? 8 : 4;
     const clqsort_key_type type = wide ? CLQSORT_KEY_UINT64 : CLQSORT_KEY_UINT32;
     cl_command_queue q = clqsort_cl_queue(ctx);
@@ -183,20 +190,32 @@ int main(int argc, char **argv)
     cl_mem keys = new_buffer(ctx, n * w), values = vsize ? new_buffer(ctx, n * vsize) : NULL;
 
     /* write the input in chunks, summing it */
+    const int exact_perm = dist == DIST_PERM && !wide && n == CLQSORT_MAX_COUNT;
     unsigned char *buf = malloc(chunk * 8), *vbuf = malloc(chunk * 8);
+    uint64_t *buf64 = (uint64_t *)buf, *vbuf64 = (uint64_t *)vbuf;
+    uint32_t *buf32 = (uint32_t *)buf;
     sums in_sums = {0}, out_sums = {0};
     double t0 = now();
     for (size_t at = 0; at < n; at += chunk) {
         const size_t m = n - at < chunk ? n - at : chunk;
+        uint64_t sum = 0, hash_sum = 0, few[16] = {0};
+#pragma omp parallel for reduction(+ : sum, hash_sum, few[:16])
         for (size_t i = 0; i < m; i++) {
             const uint64_t k = key_of(dist, wide, at + i);
-            memcpy(buf + i * w, &k, w);
-            add(&in_sums, dist, wide, k);
-            if (vsize) {
-                const uint64_t pos = at + i;
-                memcpy(vbuf + i * 8, &pos, 8);
-            }
+            if (wide)
+                buf64[i] = k;
+            else
+                buf32[i] = (uint32_t)k;
+            if (vsize)
+                vbuf64[i] = at + i;
+            if (dist == DIST_FEW)
+                few[mix64(at + i) & 15]++;
+            else if (!exact_perm)
+                sum += k, hash_sum += hash_of(k);
         }
+        in_sums.sum += sum, in_sums.hash_sum += hash_sum;
+        for (int j = 0; j < 16; j++)
+            in_sums.few[j] += few[j];
         clEnqueueWriteBuffer(q, keys, CL_TRUE, at * w, m * w, buf, 0, NULL, NULL);
         if (vsize)
             clEnqueueWriteBuffer(q, values, CL_TRUE, at * 8, m * 8, vbuf, 0, NULL, NULL);
@@ -213,36 +232,50 @@ int main(int argc, char **argv)
 
     /* read back in chunks: order, sums, and the exact checks */
     unsigned char *seen = vsize ? calloc(n / 8 + 1, 1) : NULL;
-    uint64_t prev = 0, expect = 0, missing = (uint32_t)(0x7f4a7c15u - 0x9e3779b1u); /* key of i = 2^32 - 1 */
-    const int exact_perm = dist == DIST_PERM && !wide && n == CLQSORT_MAX_COUNT;
-    size_t bad = 0, first_bad = 0;
+    const uint64_t missing = (uint32_t)(0x7f4a7c15u - 0x9e3779b1u); /* the key i = 2^32 - 1 would have */
+    uint64_t last = 0; /* the previous chunk's last key */
+    size_t bad = 0, first_bad = SIZE_MAX;
     t0 = now();
     for (size_t at = 0; at < n && s == CLQSORT_SUCCESS; at += chunk) {
         const size_t m = n - at < chunk ? n - at : chunk;
         clEnqueueReadBuffer(q, keys, CL_TRUE, at * w, m * w, buf, 0, NULL, NULL);
         if (vsize)
             clEnqueueReadBuffer(q, values, CL_TRUE, at * 8, m * 8, vbuf, 0, NULL, NULL);
+        uint64_t sum = 0, hash_sum = 0, few[16] = {0};
+        size_t chunk_bad = 0, chunk_first = SIZE_MAX;
+#pragma omp parallel for reduction(+ : sum, hash_sum, few[:16], chunk_bad) reduction(min : chunk_first)
         for (size_t i = 0; i < m; i++) {
-            uint64_t k = 0;
-            memcpy(&k, buf + i * w, w);
-            add(&out_sums, dist, wide, k);
-            int ok = at + i == 0 || k >= prev;
-            if (exact_perm) {
-                if (expect == missing)
-                    expect++;
-                ok = ok && k == expect++;
+            const uint64_t k = wide ? buf64[i] : buf32[i];
+            const uint64_t before = i ? (wide ? buf64[i - 1] : buf32[i - 1]) : last;
+            const size_t p = at + i;
+            int ok = p == 0 || k >= before;
+            if (exact_perm) /* every 32-bit value but the missing one, in order */
+                ok = ok && k == (p < missing ? p : p + 1);
+            else if (dist == DIST_FEW) {
+                const int j = few_index(k);
+                ok = ok && j >= 0;
+                if (j >= 0)
+                    few[j]++;
+            } else
+                sum += k, hash_sum += hash_of(k);
+            if (vsize) { /* a position, seen once, whose key is the one beside it */
+                const uint64_t pos = vbuf64[i];
+                const unsigned char bit = (unsigned char)(1u << (pos % 8));
+                ok = ok && pos < n && key_of(dist, wide, pos) == k &&
+                     !(__atomic_fetch_or(&seen[pos / 8], bit, __ATOMIC_RELAXED) & bit);
             }
-            if (vsize) {
-                uint64_t pos;
-                memcpy(&pos, vbuf + i * 8, 8);
-                ok = ok && pos < n && !(seen[pos / 8] & (1u << (pos % 8))) && key_of(dist, wide, pos) == k;
-                if (pos < n)
-                    seen[pos / 8] |= (unsigned char)(1u << (pos % 8));
+            if (!ok) {
+                chunk_bad++;
+                chunk_first = p < chunk_first ? p : chunk_first;
             }
-            if (!ok && !bad++)
-                first_bad = at + i;
-            prev = k;
         }
+        out_sums.sum += sum, out_sums.hash_sum += hash_sum;
+        for (int j = 0; j < 16; j++)
+            out_sums.few[j] += few[j];
+        if (chunk_bad && !bad)
+            first_bad = chunk_first;
+        bad += chunk_bad;
+        last = wide ? buf64[m - 1] : buf32[m - 1];
     }
     const double t_check = now() - t0;
     CHECK(!bad, "%zu keys out of place or not the input's, the first at %zu", bad, first_bad);

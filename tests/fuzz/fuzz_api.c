@@ -12,7 +12,7 @@
  *
  * Input layout (little-endian), then the key bytes, repeated to fill the buffer:
  *   0 call (% 4: sort, sort_pairs, sort_host, scratch_bytes)   1 key type (int8, as given)
- *   2-5 flags          6 count mode   7-8 count operand   9 value size (% 6: 0 4 8 3 16, byte 10)
+ *   2-5 flags          6 count mode (% 8: see below)    7-8 count operand   9 value size (% 6: 0 4 8 3 16, byte 10)
  *   10 raw value size  11 keys' shape 12 values' shape    13-14 buffer length in keys (% 4097)
  * make_seeds.py writes the seed corpus in this layout. Run: see README.md, "Reliability".
  */
@@ -176,12 +176,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int kshape = data[11] % SHAPE_SAME, vshape = data[12] % SHAPES;
     const size_t elems = (data[13] | (size_t)data[14] << 8) % (MAX_KEYS + 1);
     size_t count;
-    switch (data[6] % 8) {
+    switch (data[6] % 8) { /* boundaries are a byte's mutation away */
     case 0: count = elems; break;
-    case 1: count = v < elems ? v : elems; break;
-    case 2: count = elems + 1 + v; break;                       /* more than the buffer holds */
-    case 3: count = (size_t)CLQSORT_MAX_COUNT + 1 + v; break;   /* more than any sort takes */
-    case 4: count = SIZE_MAX - v; break;
+    case 1: count = v < elems ? v : elems; break;                     /* a prefix */
+    case 2: count = elems + 1 + (v & 7); break;                       /* just past the buffer */
+    case 3: count = (size_t)CLQSORT_MAX_COUNT - 3 + (v & 7); break;  /* around the largest count */
+    case 4: count = SIZE_MAX - (v & 7); break;
     case 5: count = v & 3; break;
     default: count = v; break;
     }
