@@ -220,8 +220,9 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
     const uint nseq = status[CLQ_ST_CUR_SEQS];
     const uint nunits = status[CLQ_ST_CUR_UNITS];
 
-    for (uint i = get_group_id(0); i < nunits; i += get_num_groups(0)) {
-        const clq_block blk = clq_block_at(cur, pool, nseq, i, 1);
+    /* 64-bit: with one-key units near 2^32 keys, i + groups would wrap past nunits */
+    for (ulong i = get_group_id(0); i < nunits; i += get_num_groups(0)) {
+        const clq_block blk = clq_block_at(cur, pool, nseq, (uint)i, 1);
         __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
         for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
             lm->count[b] = 0;
@@ -307,8 +308,8 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
     const uint nseq = status[CLQ_ST_CUR_SEQS];
     const uint nblocks = status[CLQ_ST_CUR_BLOCKS];
 
-    for (uint i = get_group_id(0); i < nblocks; i += get_num_groups(0)) {
-        const clq_block blk = clq_block_at(cur, pool, nseq, i, 0);
+    for (ulong i = get_group_id(0); i < nblocks; i += get_num_groups(0)) { /* 64-bit: as above */
+        const clq_block blk = clq_block_at(cur, pool, nseq, (uint)i, 0);
         if (blk.seq->stay == 0) { /* the same for the whole group */
             __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
             __global clq_key *dst = (blk.in_scratch ? keys : scratch) + blk.start;

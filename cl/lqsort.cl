@@ -142,7 +142,8 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
     /* after an error in phase one the list may have holes: leave the keys as they are */
     const uint nleaves = status[CLQ_ST_ERROR] ? 0u : min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
 
-    for (uint r = get_group_id(0); r < nleaves; r += get_num_groups(0)) {
+    /* 64-bit: near 2^32 one-key records, r + groups would wrap past nleaves */
+    for (ulong r = get_group_id(0); r < nleaves; r += get_num_groups(0)) {
         const clq_leaf leaf = leaves[r];
         __global clq_key *out = keys + leaf.start;
         __global const clq_key *src = ((leaf.flags & CLQ_LEAF_IN_SCRATCH) ? scratch : keys) + leaf.start;

@@ -2,6 +2,7 @@
  * memory, kernel arguments, then an execution path. */
 #include "clqsort_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,15 +108,15 @@ static clqsort_status check_buffers(clqsort_context *ctx, cl_mem keys, cl_mem va
  *    equal keys, which becomes ceil(len / fill_chunk) fill records; a level has fewer buckets
  *    than the pool holds, and there are at most code_bits levels. Records never overlap, so
  *    there are also at most n of them. */
-static void capacities(const clq_tuning *t, size_t n, unsigned code_bits, size_t *seq_cap, size_t *pool_cap,
-                       size_t *leaf_cap)
+static void capacities(const clq_tuning *t, cl_ulong n, unsigned code_bits, cl_ulong *seq_cap, cl_ulong *pool_cap,
+                       cl_ulong *leaf_cap)
 {
-    *seq_cap = n / ((size_t)t->lq_max + 1) + 1;
-    *pool_cap = 6 * (n / t->lq_max) + 2 * (size_t)t->gq_ways + 2;
-    size_t levels = code_bits;
+    *seq_cap = n / ((cl_ulong)t->lq_max + 1) + 1;
+    *pool_cap = 6 * (n / t->lq_max) + 2 * (cl_ulong)t->gq_ways + 2;
+    cl_ulong levels = code_bits;
     if (n <= t->lq_max)
         levels = 0; /* the root goes to phase two directly */
-    size_t leaves = *pool_cap * levels + n / t->fill_chunk + 2;
+    const cl_ulong leaves = *pool_cap * levels + n / t->fill_chunk + 2;
     *leaf_cap = leaves < n ? leaves : n;
 }
 
@@ -128,32 +129,47 @@ typedef struct scratch_request {
 } scratch_request;
 enum { SCRATCH_REQUESTS = 6 };
 
-/* The scratch buffers a sort of `count` keys needs with tuning t; fills plan's capacities. */
-static void scratch_requests(clqsort_context *ctx, const clq_tuning *t, size_t count, clqsort_key_type type,
-                             size_t value_bytes, clq_plan *plan, scratch_request r[SCRATCH_REQUESTS])
+/* The scratch buffers a sort of `count` keys needs with tuning t; fills plan's capacities. The
+ * kernels count records in 32 bits, and a host with a 32-bit size_t cannot hold every size. */
+static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t, size_t count, clqsort_key_type type,
+                                       size_t value_bytes, clq_plan *plan, scratch_request r[SCRATCH_REQUESTS])
 {
     const unsigned code_bits = clq_code_bits(type);
-    const size_t code_bytes = code_bits / 8;
-    size_t seq_cap, pool_cap, leaf_cap;
-    capacities(t, count, code_bits, &seq_cap, &pool_cap, &leaf_cap);
+    const cl_ulong n = count, code_bytes = code_bits / 8;
+    cl_ulong seq_cap, pool_cap, leaf_cap;
+    capacities(t, n, code_bits, &seq_cap, &pool_cap, &leaf_cap);
+    if (pool_cap > CL_UINT_MAX) /* the other two are below n */
+        return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE,
+                        "with phase two taking at most %u keys (lq_max of the tuning in force), %zu keys need %llu "
+                        "bucket records; the kernels count at most %u",
+                        t->lq_max, count, (unsigned long long)pool_cap, (unsigned)CL_UINT_MAX);
     plan->seq_cap = (cl_uint)seq_cap;
     plan->pool_cap = (cl_uint)pool_cap;
     plan->leaf_cap = (cl_uint)leaf_cap;
     plan->code_bits = code_bits;
-    r[0] = (scratch_request){&ctx->scratch, &ctx->scratch_bytes, count * clq_key_bytes(type), "scratch"};
-    r[1] = (scratch_request){&ctx->scratch_values, &ctx->scratch_values_bytes, count * value_bytes, "value scratch"};
-    r[2] = (scratch_request){&ctx->lists, &ctx->lists_bytes, 2 * seq_cap * CLQ_SEQ_RECORD_BYTES(code_bytes), "work list"};
-    r[3] = (scratch_request){&ctx->pool, &ctx->pool_bytes, pool_cap * CLQ_BUCKET_RECORD_BYTES(code_bytes), "bucket pool"};
-    r[4] = (scratch_request){&ctx->leaves, &ctx->leaves_bytes, leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes),
-                             "phase-two list"};
-    r[5] = (scratch_request){&ctx->status, &ctx->status_bytes, CLQ_ST_WORDS * sizeof(cl_uint), "status"};
+    const struct { cl_mem *buf; size_t *have; cl_ulong bytes; const char *what; } need[SCRATCH_REQUESTS] = {
+        {&ctx->scratch, &ctx->scratch_bytes, n * clq_key_bytes(type), "scratch"},
+        {&ctx->scratch_values, &ctx->scratch_values_bytes, n * value_bytes, "value scratch"},
+        {&ctx->lists, &ctx->lists_bytes, 2 * seq_cap * CLQ_SEQ_RECORD_BYTES(code_bytes), "work list"},
+        {&ctx->pool, &ctx->pool_bytes, pool_cap * CLQ_BUCKET_RECORD_BYTES(code_bytes), "bucket pool"},
+        {&ctx->leaves, &ctx->leaves_bytes, leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes), "phase-two list"},
+        {&ctx->status, &ctx->status_bytes, CLQ_ST_WORDS * sizeof(cl_uint), "status"},
+    };
+    for (int i = 0; i < SCRATCH_REQUESTS; i++) {
+        if (need[i].bytes > SIZE_MAX)
+            return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY, "the %s buffer needs %llu bytes, more than size_t holds",
+                            need[i].what, (unsigned long long)need[i].bytes);
+        r[i] = (scratch_request){need[i].buf, need[i].have, (size_t)need[i].bytes, need[i].what};
+    }
+    return CLQSORT_SUCCESS;
 }
 
+/* The whole scratch need, in bytes (each request fits size_t; the sum is capped there). */
 static size_t scratch_total(const scratch_request r[SCRATCH_REQUESTS])
 {
     size_t total = 0;
     for (int i = 0; i < SCRATCH_REQUESTS; i++)
-        total += r[i].bytes;
+        total = r[i].bytes > SIZE_MAX - total ? SIZE_MAX : total + r[i].bytes;
     return total;
 }
 
@@ -184,16 +200,17 @@ static clqsort_status grow(clqsort_context *ctx, const scratch_request *r)
 /* Grows the scratch buffers. The whole need is checked first, so a sort the device cannot hold
  * is refused with its own message before anything is allocated. */
 static clqsort_status ensure_scratch(clqsort_context *ctx, const scratch_request r[SCRATCH_REQUESTS],
-                                     size_t caller_bytes)
+                                     cl_ulong caller_bytes)
 {
-    size_t held = caller_bytes;
+    cl_ulong held = caller_bytes;
     for (int i = 0; i < SCRATCH_REQUESTS; i++)
         held += r[i].bytes > *r[i].have ? r[i].bytes : *r[i].have;
     if (held > ctx->global_mem_size)
         return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY,
-                        "the sort needs %zu bytes of device memory (%zu of the caller's keys and values, %zu of "
+                        "the sort needs %llu bytes of device memory (%llu of the caller's keys and values, %llu of "
                         "scratch), but \"%s\" has %llu (CL_DEVICE_GLOBAL_MEM_SIZE)",
-                        held, caller_bytes, held - caller_bytes, ctx->device_name,
+                        (unsigned long long)held, (unsigned long long)caller_bytes,
+                        (unsigned long long)(held - caller_bytes), ctx->device_name,
                         (unsigned long long)ctx->global_mem_size);
     for (int i = 0; i < SCRATCH_REQUESTS; i++)
         CLQ_TRY(grow(ctx, &r[i]));
@@ -270,40 +287,39 @@ clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
 }
 
 /* CLQSORT_PROFILE=1: prints the device time of the last sort per kernel (if it succeeded) and
- * releases the launches' events. A failed query shows as such in the line; a failed release
- * is the sort's failure if it had none. */
-static clqsort_status finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_status s)
+ * releases the launches' events. Profiling is diagnostic output: an event that cannot be queried
+ * or released is counted in its line, and does not fail a sort that worked. */
+static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_status s)
 {
     static const char *const names[4] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel", "lqsort_kernel"};
     double ms[4] = {0, 0, 0, 0};
-    unsigned count[4] = {0, 0, 0, 0};
+    unsigned count[4] = {0, 0, 0, 0}, not_queried = 0, not_released = 0;
     cl_ulong first = 0, last = 0;
-    int queries_failed = 0;
-    clq_release_log log = {CL_SUCCESS, NULL};
     for (unsigned i = 0; i < ctx->nevents; i++) {
         cl_ulong t0 = 0, t1 = 0;
         if (s == CLQSORT_SUCCESS &&
             (clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) != CL_SUCCESS ||
-             clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS))
-            queries_failed++;
+             clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS)) {
+            not_queried++;
+            t0 = t1 = 0;
+        }
         ms[ctx->event_phase[i]] += (double)(t1 - t0) * 1e-6;
         count[ctx->event_phase[i]]++;
         if (i == 0)
             first = t0;
         last = t1;
-        clq_released(&log, clReleaseEvent(ctx->events[i]), "clReleaseEvent");
+        not_released += clReleaseEvent(ctx->events[i]) != CL_SUCCESS;
     }
     if (s == CLQSORT_SUCCESS && ctx->nevents) {
         fprintf(stderr, "clqsort profile n=%u: first launch to last end %.3f ms;", plan->count,
                 (double)(last - first) * 1e-6);
         for (int i = 0; i < 4; i++)
             fprintf(stderr, " %s %u x %.3f ms;", names[i], count[i], ms[i]);
-        fprintf(stderr, queries_failed ? " (%d events could not be queried)\n" : "\n", queries_failed);
+        if (not_queried || not_released)
+            fprintf(stderr, " %u events could not be queried, %u not released", not_queried, not_released);
+        fputc('\n', stderr);
     }
     ctx->nevents = 0;
-    if (s == CLQSORT_SUCCESS && log.err != CL_SUCCESS)
-        return clq_fail_cl(ctx, log.err, log.call, "a profiling event");
-    return s;
 }
 
 /* ---- the sort calls ------------------------------------------------------------------------ */
@@ -320,8 +336,8 @@ static clqsort_status run_sort(clqsort_context *ctx, cl_mem keys, cl_mem values,
     plan.values = value_bytes ? values : NULL;
     plan.count = (cl_uint)count;
     scratch_request r[SCRATCH_REQUESTS];
-    scratch_requests(ctx, &plan.prog->tuning, count, type, value_bytes, &plan, r);
-    CLQ_TRY(ensure_scratch(ctx, r, count * (clq_key_bytes(type) + value_bytes)));
+    CLQ_TRY(scratch_requests(ctx, &plan.prog->tuning, count, type, value_bytes, &plan, r));
+    CLQ_TRY(ensure_scratch(ctx, r, (cl_ulong)count * (clq_key_bytes(type) + value_bytes)));
     CLQ_TRY(set_buffer_args(ctx, &plan));
     CLQ_TRY(clq_start_sort(ctx, &plan));
 
@@ -332,7 +348,8 @@ static clqsort_status run_sort(clqsort_context *ctx, cl_mem keys, cl_mem values,
         (void)clFinish(ctx->queue);
         clq_append(ctx, "; the keys may have changed");
     }
-    return finish_profile(ctx, &plan, s);
+    finish_profile(ctx, &plan, s);
+    return s;
 }
 
 static clqsort_status sort(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count, clqsort_key_type type,
@@ -367,6 +384,8 @@ static clqsort_status sort_host(clqsort_context *ctx, void *keys, size_t count, 
     if (!keys)
         return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "keys is NULL");
     CLQ_TRY(check_arguments(ctx, count, type, 0, flags));
+    if (count > SIZE_MAX / clq_key_bytes(type))
+        return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY, "%zu keys take more bytes than size_t holds", count);
     const size_t bytes = count * clq_key_bytes(type);
     if (count < 2) {
         memset(&ctx->stats, 0, sizeof ctx->stats);
@@ -379,6 +398,7 @@ static clqsort_status sort_host(clqsort_context *ctx, void *keys, size_t count, 
     clqsort_status s = sort(ctx, ctx->host_keys, NULL, count, type, 0, flags);
     if (s != CLQSORT_SUCCESS) {
         (void)clFinish(ctx->queue); /* the write must not read the array after the return */
+        clq_append(ctx, " (in the device copy: the array is as it was)");
         return s;
     }
     /* the array is written only now, once the sort succeeded */
@@ -403,12 +423,12 @@ clqsort_status clqsort_scratch_bytes(clqsort_context *ctx, size_t count, clqsort
     clq_tuning t;
     if (s == CLQSORT_SUCCESS)
         s = clq_tuning_of(ctx, type, (unsigned)value_size, &t);
-    if (s == CLQSORT_SUCCESS) {
-        clq_plan plan;
-        scratch_request r[SCRATCH_REQUESTS];
-        scratch_requests(ctx, &t, count, type, value_size, &plan, r);
+    clq_plan plan;
+    scratch_request r[SCRATCH_REQUESTS];
+    if (s == CLQSORT_SUCCESS)
+        s = scratch_requests(ctx, &t, count, type, value_size, &plan, r);
+    if (s == CLQSORT_SUCCESS)
         *bytes = count < 2 ? 0 : scratch_total(r);
-    }
     return clq_leave(ctx, s);
 }
 

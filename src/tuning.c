@@ -84,14 +84,14 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->rl_wg = max_wg;
     if (t->gq_count_k < 1)
         t->gq_count_k = 1;
-    if ((unsigned long)t->gq_wg * t->gq_count_k > (1ul << 24))
+    if ((cl_ulong)t->gq_wg * t->gq_count_k > (1u << 24))
         t->gq_count_k = (1u << 24) / t->gq_wg;
     if (t->gq_ways < 2)
         t->gq_ways = 2;
     if (t->gq_ways > 4096)
         t->gq_ways = 4096;
     /* a block is staged in local memory: at most 32768 keys */
-    while ((unsigned long)t->gq_wg * t->gq_k > 32768u && t->gq_k > 1)
+    while ((cl_ulong)t->gq_wg * t->gq_k > 32768u && t->gq_k > 1)
         t->gq_k /= 2;
     if (t->lq_max > 32768u)
         t->lq_max = 32768u;

@@ -207,11 +207,27 @@ static void test_stats_and_tuning(clqsort_context *ctx)
     clqsort_info info;
     CHECK(clqsort_get_info(ctx, &info) == CLQSORT_ERROR_INVALID_OPTION && info.gqsort_work_group > 0,
           "get_info reports the bad tuning and the table's shape");
+    /* a tuning whose record counts would not fit the kernels' 32 bits: refused, not wrapped */
+    setenv("CLQSORT_TUNING", "lq_max=1", 1);
+    size_t bytes = 0;
+    CHECK(clqsort_scratch_bytes(ctx, 800000000, CLQSORT_KEY_UINT32, 0, &bytes) == CLQSORT_ERROR_COUNT_TOO_LARGE &&
+              strstr(clqsort_last_error(ctx), "bucket records"),
+          "records past 32 bits: %s", clqsort_last_error(ctx));
     if (saved)
         setenv("CLQSORT_TUNING", keep, 1);
     else
         unsetenv("CLQSORT_TUNING");
     CHECK(clqsort_get_info(ctx, &info) == CLQSORT_SUCCESS, "get_info: %s", clqsort_last_error(ctx));
+    /* the memory a sort needs: scratch for the keys and values, and the records */
+    CHECK(clqsort_scratch_bytes(ctx, N, CLQSORT_KEY_UINT32, 0, &bytes) == CLQSORT_SUCCESS && bytes >= N * 4,
+          "scratch_bytes of %d keys: %zu: %s", N, bytes, clqsort_last_error(ctx));
+    size_t pairs = 0;
+    CHECK(clqsort_scratch_bytes(ctx, N, CLQSORT_KEY_UINT32, 8, &pairs) == CLQSORT_SUCCESS && pairs >= bytes + N * 8,
+          "scratch_bytes of %d pairs: %zu", N, pairs);
+    CHECK(clqsort_scratch_bytes(ctx, N, CLQSORT_KEY_UINT32, 3, &pairs) == CLQSORT_ERROR_INVALID_ARGUMENT,
+          "scratch_bytes with value size 3");
+    CHECK(clqsort_scratch_bytes(ctx, N, CLQSORT_KEY_UINT32, 0, NULL) == CLQSORT_ERROR_INVALID_ARGUMENT,
+          "scratch_bytes with bytes NULL");
     clReleaseMemObject(buf);
 }
 

@@ -12,22 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long live_allocs;
-
-static void *counting_malloc(size_t n)
-{
-    void *p = malloc(n);
-    if (p)
-        live_allocs++;
-    return p;
-}
-
-static void counting_free(void *p)
-{
-    live_allocs--;
-    free(p);
-}
-
 /* resident set size in KiB, from /proc/self/statm (0 where there is none) */
 static long resident_kib(void)
 {
@@ -54,7 +38,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--max-growth-kib"))
             max_growth_kib = atol(argv[i + 1]);
     }
-    clqsort_set_memory_allocator(counting_malloc, counting_free);
+    clqsort_set_memory_allocator(tu_counting_malloc, tu_counting_free);
     uint32_t *in = malloc(n * 4), *out = malloc(n * 4);
     const int warm = cycles / 10;
     long rss_warm = 0, rss_end = 0, objects = -1;
@@ -71,12 +55,12 @@ int main(int argc, char **argv)
         CHECK(s == CLQSORT_SUCCESS, "cycle %d: sort: %s", c, clqsort_last_error(ctx));
         CHECK(s != CLQSORT_SUCCESS || tu_verify(in, out, n, why, sizeof why), "cycle %d: %s", c, why);
         clqsort_release(ctx);
-        CHECK(live_allocs == 0, "cycle %d: %ld host allocations of the library left after release", c, live_allocs);
+        CHECK(tu_alloc_live == 0, "cycle %d: %ld host allocations of the library left after release", c, tu_alloc_live);
         if (objects < 0)
             objects = fl_live_objects();
         CHECK(fl_live_objects() == objects, "cycle %d: %ld OpenCL objects left after release", c,
               fl_live_objects() - objects);
-        if (live_allocs || fl_live_objects() != objects)
+        if (tu_alloc_live || fl_live_objects() != objects)
             break;
         if (c + 1 == warm)
             rss_warm = resident_kib();

@@ -280,8 +280,9 @@ int main(int argc, char **argv)
     const double t_check = now() - t0;
     CHECK(!bad, "%zu keys out of place or not the input's, the first at %zu", bad, first_bad);
     CHECK(!memcmp(&in_sums, &out_sums, sizeof in_sums), "the output's sums differ from the input's: not a permutation");
-    printf("sorted in %.1f ms (%u levels, %u launches, %u round trips); write %.1f s, check %.1f s: %s\n",
-           t_sort * 1e3, st.phase_one_levels, st.kernel_launches, st.host_round_trips, t_write, t_check,
+    printf("sorted in %.1f ms (%u levels, %u launches, %u round trips, %u phase-two records); write %.1f s, check "
+           "%.1f s: %s\n",
+           t_sort * 1e3, st.phase_one_levels, st.kernel_launches, st.host_round_trips, st.phase_two_records, t_write, t_check,
            bad || memcmp(&in_sums, &out_sums, sizeof in_sums) ? "WRONG" : "verified");
     if (csv) {
         FILE *f = fopen(csv, "a");

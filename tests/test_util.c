@@ -133,6 +133,24 @@ int tu_verify(const uint32_t *in, const uint32_t *out, size_t n, char *why, size
     return ok;
 }
 
+long tu_alloc_calls, tu_alloc_live, tu_alloc_fail_at;
+
+void *tu_counting_malloc(size_t n)
+{
+    if (++tu_alloc_calls == tu_alloc_fail_at)
+        return NULL;
+    void *p = malloc(n);
+    if (p)
+        tu_alloc_live++;
+    return p;
+}
+
+void tu_counting_free(void *p)
+{
+    tu_alloc_live--;
+    free(p);
+}
+
 clqsort_context *tu_create_or_die(void)
 {
     clqsort_context *ctx;

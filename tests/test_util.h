@@ -41,6 +41,12 @@ void tu_generate(tu_dist d, uint32_t *keys, size_t n, uint64_t seed);
  * reference sort of in); otherwise 0, with the first difference described in why. */
 int tu_verify(const uint32_t *in, const uint32_t *out, size_t n, char *why, size_t why_size);
 
+/* A host allocator for clqsort_set_memory_allocator: counts the calls and the allocations alive,
+ * and makes call number tu_alloc_fail_at (counted from 1; 0: none) fail. One thread at a time. */
+extern long tu_alloc_calls, tu_alloc_live, tu_alloc_fail_at;
+void *tu_counting_malloc(size_t n);
+void tu_counting_free(void *p);
+
 /* Creates a context from the environment (CLQSORT_*); exits with a message if there is none. */
 clqsort_context *tu_create_or_die(void);
 
