@@ -263,6 +263,18 @@ inline uint clq_scan_counts(__local uint *cnt, __local uint *first, uint n, __lo
     __global clq_key *keys, __global clq_key *scratch, __global clq_value *vals, __global clq_value *svals
 #define CLQ_BUFFER_ARGS keys, scratch, vals, svals
 
+/* The caller's keys and values start some elements into their buffers (clqsort_sort_at); the
+ * host writes the offsets into the status words, and each __kernel passes its body pointers to
+ * the first key and value. Bodies, and the launches the device-enqueue path makes from them,
+ * never see the offsets. (Status words, not scalar arguments: a kernel object's scalars are set
+ * once, see src/program.c.) */
+inline ulong clq_offset_at(__global const uint *status, uint word)
+{
+    return (ulong)status[word] | (ulong)status[word + 1] << 32;
+}
+#define CLQ_BUFFER_ARGS_AT(status)                                                                \
+    keys + clq_offset_at(status, CLQ_ST_KEY_OFFSET), scratch, vals + clq_offset_at(status, CLQ_ST_VALUE_OFFSET), svals
+
 #ifdef CLQ_DEVICE_ENQUEUE
 /* Device-side launches, defined in relauncher.cl (the kernels' bodies call them). */
 void clq_after_gqcount(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,

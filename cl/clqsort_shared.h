@@ -21,6 +21,8 @@
 #define CLQ_ST_LAUNCHES 9   /* device-enqueue path: kernels enqueued on the device */
 #define CLQ_ST_POOL_CAP 10  /* input: capacity of the bucket pool (records) */
 #define CLQ_ST_CUR_UNITS 11 /* count units (CLQ_GQ_COUNT_K keys per work-item) of the sequences */
+#define CLQ_ST_KEY_OFFSET 12   /* input, 2 words (low, high): the first key's element in its buffer */
+#define CLQ_ST_VALUE_OFFSET 14 /* input, 2 words: the first value's element in its buffer */
 #define CLQ_ST_WORDS 16
 
 /* Error bits in status[CLQ_ST_ERROR]. */

@@ -283,7 +283,7 @@ void gqcount_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_buc
                     __global uint *status, uint parity)
 {
     __local clq_count_local lm;
-    clq_gqcount_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity, &lm);
+    clq_gqcount_body(CLQ_BUFFER_ARGS_AT(status), lists, pool, leaves, status, parity, &lm);
 }
 
 /* ---- sort pass ------------------------------------------------------------------------------ */
@@ -391,5 +391,5 @@ void gqsort_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_buck
                    __global uint *status, uint parity)
 {
     __local clq_gq_local lm;
-    clq_gqsort_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity, &lm);
+    clq_gqsort_body(CLQ_BUFFER_ARGS_AT(status), lists, pool, leaves, status, parity, &lm);
 }

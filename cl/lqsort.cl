@@ -186,5 +186,5 @@ __kernel __attribute__((reqd_work_group_size(CLQ_LQ_WG, 1, 1)))
 void lqsort_kernel(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status)
 {
     __local clq_lq_local lm;
-    clq_lqsort_body(CLQ_BUFFER_ARGS, leaves, status, &lm);
+    clq_lqsort_body(CLQ_BUFFER_ARGS_AT(status), leaves, status, &lm);
 }

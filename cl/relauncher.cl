@@ -105,7 +105,7 @@ void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_
                        __global clq_leaf *leaves, __global uint *status, uint parity, uint init)
 {
     __local clq_rl_local lm;
-    clq_relauncher_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity, init, &lm);
+    clq_relauncher_body(CLQ_BUFFER_ARGS_AT(status), lists, pool, leaves, status, parity, init, &lm);
 }
 
 #ifdef CLQ_DEVICE_ENQUEUE

@@ -229,15 +229,31 @@ void clqsort_release(clqsort_context *ctx);
 clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type,
                             unsigned flags);
 
+/* clqsort_sort on the `count` keys that start `keys_offset` keys (elements of `type`) into `keys`:
+ * a slice of a larger buffer, as CLBlast's routines take an offset, where a sub-buffer would need
+ * an origin aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN. keys_offset + count keys must fit in the
+ * buffer (else CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER); keys outside the slice are left as they are.
+ * Everything else as for clqsort_sort, which is clqsort_sort_at with keys_offset 0. */
+clqsort_status clqsort_sort_at(clqsort_context *ctx, cl_mem keys, size_t keys_offset, size_t count,
+                               clqsort_key_type type, unsigned flags);
+
 /* Sorts `count` keys of `key_type` in `keys` like clqsort_sort, and moves the value at each key's
  * position in `values` (a distinct buffer of the same context, `value_size` 4 or 8 bytes per
  * value) along with it: afterwards values[i] is the value that came with keys[i]. With values
  * 0, 1, 2, ... this is an argsort. Not stable: values of equal keys come out in no promised order.
  * Refusals and what stays unchanged as for clqsort_sort, for both buffers; value_size other than 4 or 8 gives
  * CLQSORT_ERROR_INVALID_ARGUMENT, keys and values sharing memory (the same buffer, or
- * overlapping sub-buffers of one buffer) CLQSORT_ERROR_OVERLAPPING_BUFFERS. */
+ * overlapping sub-buffers of one buffer, where count > 0) CLQSORT_ERROR_OVERLAPPING_BUFFERS. */
 clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count,
                                   clqsort_key_type key_type, size_t value_size, unsigned flags);
+
+/* clqsort_sort_pairs on slices: the `count` keys from key `keys_offset` of `keys` and as many
+ * values from value `values_offset` of `values` (offsets in elements of each). Keys and values
+ * may lie in one buffer if their slices do not overlap (else CLQSORT_ERROR_OVERLAPPING_BUFFERS);
+ * each slice must fit in its buffer. clqsort_sort_pairs is this with both offsets 0. */
+clqsort_status clqsort_sort_pairs_at(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                     size_t values_offset, size_t count, clqsort_key_type key_type,
+                                     size_t value_size, unsigned flags);
 
 /* Sorts `count` keys of type `type` in host memory at `keys`, like clqsort_sort: copies them to
  * a device buffer the context keeps for this, sorts, and copies them back before returning.
@@ -246,6 +262,13 @@ clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem valu
  * that copy (a failed clEnqueueReadBuffer named in the message). */
 clqsort_status clqsort_sort_host(clqsort_context *ctx, void *keys, size_t count, clqsort_key_type type,
                                  unsigned flags);
+
+/* clqsort_sort_pairs on host arrays: `count` keys at `keys` and their `value_size`-byte values at
+ * `values` (4 or 8), through device buffers the context keeps. NULL arrays give
+ * CLQSORT_ERROR_NULL_BUFFER; both arrays are written only by the final copies back, after the
+ * sort succeeded (unchanged after every failure but one of those copies). */
+clqsort_status clqsort_sort_pairs_host(clqsort_context *ctx, void *keys, void *values, size_t count,
+                                       clqsort_key_type key_type, size_t value_size, unsigned flags);
 
 /* The device memory a sort of `count` keys of `type` (with values of `value_size` bytes, or 0
  * for keys alone) takes on this context besides the caller's buffers, in bytes: scratch for the

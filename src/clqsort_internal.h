@@ -128,8 +128,9 @@ struct clqsort_context {
     clq_program programs[CLQ_PROGRAM_SLOTS];
 
     /* scratch, grown on demand and kept for later sorts */
-    cl_mem scratch, scratch_values, lists, pool, leaves, status, host_keys;
-    size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, status_bytes, host_keys_bytes;
+    cl_mem scratch, scratch_values, lists, pool, leaves, status, host_keys, host_values;
+    size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, status_bytes, host_keys_bytes,
+        host_values_bytes;
     cl_uint status_host[CLQ_ST_WORDS];
 
     clqsort_stats stats;      /* counters of the sort in progress */
@@ -161,6 +162,7 @@ void clq_release_programs(clqsort_context *ctx, clq_release_log *log);
 typedef struct clq_plan {
     clq_program *prog;
     cl_mem keys, values; /* values NULL for keys alone */
+    cl_ulong key_offset, value_offset; /* the first key's and value's element in its buffer */
     cl_uint count;
     cl_uint seq_cap, pool_cap, leaf_cap;
     unsigned code_bits;

@@ -29,8 +29,10 @@ static clqsort_status check_arguments(clqsort_context *ctx, size_t count, clqsor
     return CLQSORT_SUCCESS;
 }
 
-/* The checks of one buffer argument: a read-write buffer of this context holding `count` elements. */
-static clqsort_status check_buffer(clqsort_context *ctx, cl_mem m, const char *name, size_t count, size_t elem_bytes)
+/* The checks of one buffer argument: a read-write buffer of this context holding `count` elements
+ * from element `offset`. */
+static clqsort_status check_buffer(clqsort_context *ctx, cl_mem m, const char *name, size_t offset, size_t count,
+                                   size_t elem_bytes)
 {
     if (!m)
         return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "%s is NULL", name);
@@ -53,18 +55,17 @@ static clqsort_status check_buffer(clqsort_context *ctx, cl_mem m, const char *n
     if (mflags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY))
         return clq_fail(ctx, CLQSORT_ERROR_BUFFER_ACCESS, "%s was created with %s; sorting needs CL_MEM_READ_WRITE", name,
                         (mflags & CL_MEM_READ_ONLY) ? "CL_MEM_READ_ONLY" : "CL_MEM_WRITE_ONLY");
-    if (count > msize / elem_bytes)
+    if (offset > msize / elem_bytes || count > msize / elem_bytes - offset)
         return clq_fail(ctx, CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER,
-                        "%zu %s of %zu bytes need %zu bytes, but the buffer holds %zu (CL_MEM_SIZE)", count, name,
-                        elem_bytes, count * elem_bytes, msize);
+                        "%zu %s of %zu bytes from element %zu need %llu bytes, but the buffer holds %zu (CL_MEM_SIZE)",
+                        count, name, elem_bytes, offset, ((unsigned long long)offset + count) * elem_bytes, msize);
     return CLQSORT_SUCCESS;
 }
 
-/* The byte range [*begin, *end) of m's first `bytes` inside its outermost buffer *root. */
-static clqsort_status extent_of(clqsort_context *ctx, cl_mem m, const char *name, size_t bytes, cl_mem *root,
-                                size_t *begin, size_t *end)
+/* The byte range [*begin, *end) of `bytes` from byte `offset` of m, inside its outermost buffer *root. */
+static clqsort_status extent_of(clqsort_context *ctx, cl_mem m, const char *name, size_t offset, size_t bytes,
+                                cl_mem *root, size_t *begin, size_t *end)
 {
-    size_t offset = 0;
     *root = m;
     for (;;) {
         cl_mem parent = NULL;
@@ -81,18 +82,21 @@ static clqsort_status extent_of(clqsort_context *ctx, cl_mem m, const char *name
     return CLQSORT_SUCCESS;
 }
 
-static clqsort_status check_buffers(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count,
-                                    clqsort_key_type type, size_t value_bytes)
+/* The caller's buffers: each holds its slice, and the slices of keys and values share no byte. */
+static clqsort_status check_buffers(clqsort_context *ctx, const clq_plan *plan, size_t count, clqsort_key_type type,
+                                    size_t value_bytes)
 {
-    CLQ_TRY(check_buffer(ctx, keys, "keys", count, clq_key_bytes(type)));
+    const size_t kw = clq_key_bytes(type);
+    CLQ_TRY(check_buffer(ctx, plan->keys, "keys", (size_t)plan->key_offset, count, kw));
     if (!value_bytes)
         return CLQSORT_SUCCESS;
-    CLQ_TRY(check_buffer(ctx, values, "values", count, value_bytes));
+    CLQ_TRY(check_buffer(ctx, plan->values, "values", (size_t)plan->value_offset, count, value_bytes));
     cl_mem kroot, vroot;
     size_t kb, ke, vb, ve;
-    CLQ_TRY(extent_of(ctx, keys, "keys", count * clq_key_bytes(type), &kroot, &kb, &ke));
-    CLQ_TRY(extent_of(ctx, values, "values", count * value_bytes, &vroot, &vb, &ve));
-    if (keys == values || (kroot == vroot && kb < ve && vb < ke && count > 0))
+    CLQ_TRY(extent_of(ctx, plan->keys, "keys", (size_t)plan->key_offset * kw, count * kw, &kroot, &kb, &ke));
+    CLQ_TRY(extent_of(ctx, plan->values, "values", (size_t)plan->value_offset * value_bytes, count * value_bytes, &vroot,
+                      &vb, &ve));
+    if (kroot == vroot && kb < ve && vb < ke)
         return clq_fail(ctx, CLQSORT_ERROR_OVERLAPPING_BUFFERS,
                         "keys and values share memory (bytes %zu..%zu and %zu..%zu of one buffer)", kb, ke, vb, ve);
     return CLQSORT_SUCCESS;
@@ -275,6 +279,10 @@ clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
     st[CLQ_ST_SEQ_CAP] = plan->seq_cap;
     st[CLQ_ST_LEAF_CAP] = plan->leaf_cap;
     st[CLQ_ST_POOL_CAP] = plan->pool_cap;
+    st[CLQ_ST_KEY_OFFSET] = (cl_uint)plan->key_offset;
+    st[CLQ_ST_KEY_OFFSET + 1] = (cl_uint)(plan->key_offset >> 32);
+    st[CLQ_ST_VALUE_OFFSET] = (cl_uint)plan->value_offset;
+    st[CLQ_ST_VALUE_OFFSET + 1] = (cl_uint)(plan->value_offset >> 32);
     CLQ_CL(ctx, "status words", clEnqueueWriteBuffer,
            (ctx->queue, ctx->status, CL_FALSE, 0, sizeof ctx->status_host, st, 0, NULL, NULL));
     /* the kernels leave every bucket record they use cleared, but a sort that failed half-way
@@ -324,42 +332,48 @@ static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_s
 
 /* ---- the sort calls ------------------------------------------------------------------------ */
 
-/* A validated sort of count >= 2 keys: program, scratch and kernel arguments, none of which
- * touches the caller's buffers, then the path's kernels. */
-static clqsort_status run_sort(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count, clqsort_key_type type,
+/* A validated sort of count >= 2 keys (plan: the caller's buffers and offsets): program, scratch
+ * and kernel arguments, none of which touches the caller's buffers, then the path's kernels. */
+static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t count, clqsort_key_type type,
                                size_t value_bytes, unsigned flags)
 {
-    clq_plan plan;
-    memset(&plan, 0, sizeof plan);
-    CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, &plan.prog));
-    plan.keys = keys;
-    plan.values = value_bytes ? values : NULL;
-    plan.count = (cl_uint)count;
+    CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, &plan->prog));
+    plan->count = (cl_uint)count;
     scratch_request r[SCRATCH_REQUESTS];
-    CLQ_TRY(scratch_requests(ctx, &plan.prog->tuning, count, type, value_bytes, &plan, r));
+    CLQ_TRY(scratch_requests(ctx, &plan->prog->tuning, count, type, value_bytes, plan, r));
     CLQ_TRY(ensure_scratch(ctx, r, (cl_ulong)count * (clq_key_bytes(type) + value_bytes)));
-    CLQ_TRY(set_buffer_args(ctx, &plan));
-    CLQ_TRY(clq_start_sort(ctx, &plan));
+    CLQ_TRY(set_buffer_args(ctx, plan));
+    CLQ_TRY(clq_start_sort(ctx, plan));
 
-    clqsort_status s = ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, &plan)
-                                                                 : clq_run_host_loop(ctx, &plan);
+    clqsort_status s = ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, plan)
+                                                                 : clq_run_host_loop(ctx, plan);
     if (s != CLQSORT_SUCCESS) {
         /* nothing of this sort may run on after it returns; the first failure is the message */
         (void)clFinish(ctx->queue);
         clq_append(ctx, "; the keys may have changed");
     }
-    finish_profile(ctx, &plan, s);
+    finish_profile(ctx, plan, s);
     return s;
 }
 
-static clqsort_status sort(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count, clqsort_key_type type,
-                           size_t value_bytes, unsigned flags)
+/* Every sort of device buffers: `count` keys from key `key_offset` of `keys`, and with
+ * value_bytes 4 or 8 as many values from value `value_offset` of `values`. */
+static clqsort_status sort(clqsort_context *ctx, cl_mem keys, size_t key_offset, cl_mem values, size_t value_offset,
+                           size_t count, clqsort_key_type type, size_t value_bytes, unsigned flags)
 {
     CLQ_TRY(check_arguments(ctx, count, type, value_bytes, flags));
-    CLQ_TRY(check_buffers(ctx, keys, values, count, type, value_bytes));
+    clq_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.keys = keys;
+    plan.key_offset = key_offset;
+    if (value_bytes) {
+        plan.values = values;
+        plan.value_offset = value_offset;
+    }
+    CLQ_TRY(check_buffers(ctx, &plan, count, type, value_bytes));
     memset(&ctx->stats, 0, sizeof ctx->stats);
     if (count >= 2)
-        CLQ_TRY(run_sort(ctx, keys, values, count, type, value_bytes, flags));
+        CLQ_TRY(run_sort(ctx, &plan, count, type, value_bytes, flags));
     ctx->last_stats = ctx->stats;
     return CLQSORT_SUCCESS;
 }
@@ -367,42 +381,80 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, cl_mem values, siz
 clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type, unsigned flags)
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_sort"));
-    return clq_leave(ctx, sort(ctx, keys, NULL, count, type, 0, flags));
+    return clq_leave(ctx, sort(ctx, keys, 0, NULL, 0, count, type, 0, flags));
+}
+
+clqsort_status clqsort_sort_at(clqsort_context *ctx, cl_mem keys, size_t keys_offset, size_t count,
+                               clqsort_key_type type, unsigned flags)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_sort_at"));
+    return clq_leave(ctx, sort(ctx, keys, keys_offset, NULL, 0, count, type, 0, flags));
+}
+
+/* value_size 0 would be a sort of keys alone: refused by the pairs calls */
+static clqsort_status sort_pairs(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                 size_t values_offset, size_t count, clqsort_key_type key_type, size_t value_size,
+                                 unsigned flags)
+{
+    if (value_size == 0)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "value_size 0; values are 4 or 8 bytes");
+    return sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags);
 }
 
 clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count,
                                   clqsort_key_type key_type, size_t value_size, unsigned flags)
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_sort_pairs"));
-    if (value_size == 0)
-        return clq_leave(ctx, clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "value_size 0; values are 4 or 8 bytes"));
-    return clq_leave(ctx, sort(ctx, keys, values, count, key_type, value_size, flags));
+    return clq_leave(ctx, sort_pairs(ctx, keys, 0, values, 0, count, key_type, value_size, flags));
 }
 
-static clqsort_status sort_host(clqsort_context *ctx, void *keys, size_t count, clqsort_key_type type, unsigned flags)
+clqsort_status clqsort_sort_pairs_at(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                     size_t values_offset, size_t count, clqsort_key_type key_type,
+                                     size_t value_size, unsigned flags)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_sort_pairs_at"));
+    return clq_leave(ctx,
+                     sort_pairs(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags));
+}
+
+/* Host arrays: copied to device buffers the context keeps, sorted, copied back once the sort
+ * succeeded (values NULL with value_bytes 0: keys alone). */
+static clqsort_status sort_host(clqsort_context *ctx, void *keys, void *values, size_t count, clqsort_key_type type,
+                                size_t value_bytes, unsigned flags)
 {
     if (!keys)
         return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "keys is NULL");
-    CLQ_TRY(check_arguments(ctx, count, type, 0, flags));
-    if (count > SIZE_MAX / clq_key_bytes(type))
+    if (value_bytes && !values)
+        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "values is NULL");
+    CLQ_TRY(check_arguments(ctx, count, type, value_bytes, flags));
+    if (count > SIZE_MAX / 8)
         return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY, "%zu keys take more bytes than size_t holds", count);
-    const size_t bytes = count * clq_key_bytes(type);
+    const size_t bytes = count * clq_key_bytes(type), vbytes = count * value_bytes;
     if (count < 2) {
         memset(&ctx->stats, 0, sizeof ctx->stats);
         ctx->last_stats = ctx->stats;
         return CLQSORT_SUCCESS;
     }
     const scratch_request r = {&ctx->host_keys, &ctx->host_keys_bytes, bytes, "host-array"};
+    const scratch_request rv = {&ctx->host_values, &ctx->host_values_bytes, vbytes, "host-values"};
     CLQ_TRY(grow(ctx, &r));
+    CLQ_TRY(grow(ctx, &rv));
     CLQ_CL(ctx, "keys", clEnqueueWriteBuffer, (ctx->queue, ctx->host_keys, CL_FALSE, 0, bytes, keys, 0, NULL, NULL));
-    clqsort_status s = sort(ctx, ctx->host_keys, NULL, count, type, 0, flags);
+    cl_int err = value_bytes ? clEnqueueWriteBuffer(ctx->queue, ctx->host_values, CL_FALSE, 0, vbytes, values, 0, NULL,
+                                                    NULL)
+                             : CL_SUCCESS;
+    clqsort_status s = err != CL_SUCCESS ? clq_fail_cl(ctx, err, "clEnqueueWriteBuffer", "values")
+                                         : sort(ctx, ctx->host_keys, 0, ctx->host_values, 0, count, type, value_bytes, flags);
     if (s != CLQSORT_SUCCESS) {
-        (void)clFinish(ctx->queue); /* the write must not read the array after the return */
-        clq_append(ctx, " (in the device copy: the array is as it was)");
+        (void)clFinish(ctx->queue); /* the writes must not read the arrays after the return */
+        clq_append(ctx, " (in the device copy: the arrays are as they were)");
         return s;
     }
-    /* the array is written only now, once the sort succeeded */
+    /* the arrays are written only now, once the sort succeeded */
     CLQ_CL(ctx, "keys", clEnqueueReadBuffer, (ctx->queue, ctx->host_keys, CL_TRUE, 0, bytes, keys, 0, NULL, NULL));
+    if (value_bytes)
+        CLQ_CL(ctx, "values", clEnqueueReadBuffer,
+               (ctx->queue, ctx->host_values, CL_TRUE, 0, vbytes, values, 0, NULL, NULL));
     return CLQSORT_SUCCESS;
 }
 
@@ -410,7 +462,16 @@ clqsort_status clqsort_sort_host(clqsort_context *ctx, void *keys, size_t count,
                                  unsigned flags)
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_sort_host"));
-    return clq_leave(ctx, sort_host(ctx, keys, count, type, flags));
+    return clq_leave(ctx, sort_host(ctx, keys, NULL, count, type, 0, flags));
+}
+
+clqsort_status clqsort_sort_pairs_host(clqsort_context *ctx, void *keys, void *values, size_t count,
+                                       clqsort_key_type key_type, size_t value_size, unsigned flags)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_sort_pairs_host"));
+    if (value_size == 0)
+        return clq_leave(ctx, clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "value_size 0; values are 4 or 8 bytes"));
+    return clq_leave(ctx, sort_host(ctx, keys, values, count, key_type, value_size, flags));
 }
 
 clqsort_status clqsort_scratch_bytes(clqsort_context *ctx, size_t count, clqsort_key_type type, size_t value_size,

@@ -140,6 +140,89 @@ static void test_prefix(clqsort_context *ctx)
     clReleaseMemObject(buf);
 }
 
+/* Slices of a buffer by element offset (clqsort_sort_at, clqsort_sort_pairs_at), and host pairs. */
+static void test_offsets(clqsort_context *ctx)
+{
+    cl_context c = clqsort_cl_context(ctx);
+    cl_command_queue q = clqsort_cl_queue(ctx);
+    char why[256];
+    /* keys from an offset that no sub-buffer could start at */
+    cl_mem buf = make_buffer(c, CL_MEM_READ_WRITE, in, N);
+    const size_t off = 3, count = 4000;
+    CHECK(clqsort_sort_at(ctx, buf, off, count, CLQSORT_KEY_UINT32, 0) == CLQSORT_SUCCESS, "sort_at: %s",
+          clqsort_last_error(ctx));
+    clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+    CHECK(tu_verify(in + off, out + off, count, why, sizeof why), "sort_at: %s", why);
+    CHECK(!memcmp(out, in, off * 4) && !memcmp(out + off + count, in + off + count, (N - off - count) * 4),
+          "sort_at changed keys outside its slice");
+    /* the end of the buffer: a slice up to it, an empty one at it, none past it */
+    clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, sizeof in, in, 0, NULL, NULL);
+    CHECK(clqsort_sort_at(ctx, buf, N - 10, 10, CLQSORT_KEY_UINT32, 0) == CLQSORT_SUCCESS, "slice at the end: %s",
+          clqsort_last_error(ctx));
+    CHECK(clqsort_sort_at(ctx, buf, N, 0, CLQSORT_KEY_UINT32, 0) == CLQSORT_SUCCESS, "empty slice at the end");
+    clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, sizeof in, in, 0, NULL, NULL);
+    CHECK(clqsort_sort_at(ctx, buf, N - 9, 10, CLQSORT_KEY_UINT32, 0) == CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER &&
+              strstr(clqsort_last_error(ctx), "from element"),
+          "slice past the end: %s", clqsort_last_error(ctx));
+    CHECK(clqsort_sort_at(ctx, buf, (size_t)-1, 2, CLQSORT_KEY_UINT32, 0) == CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER,
+          "offset SIZE_MAX");
+    CHECK(unchanged(q, buf, in, N), "buffer changed by refused slices");
+
+    /* pairs: keys and values in one buffer, in slices that do not overlap; then ones that do */
+    uint32_t packed[N];
+    for (int i = 0; i < N; i++)
+        packed[i] = i < 2000 ? in[i] : (uint32_t)(i - 2500);
+    cl_mem one = make_buffer(c, CL_MEM_READ_WRITE, packed, N);
+    CHECK(clqsort_sort_pairs_at(ctx, one, 0, one, 2500, 2000, CLQSORT_KEY_UINT32, 4, 0) == CLQSORT_SUCCESS,
+          "pairs in one buffer: %s", clqsort_last_error(ctx));
+    clEnqueueReadBuffer(q, one, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+    CHECK(tu_verify_pairs(CLQSORT_KEY_UINT32, 0, (const unsigned char *)in, (const unsigned char *)out,
+                          (const unsigned char *)(out + 2500), 4, 2000, why, sizeof why),
+          "pairs in one buffer: %s", why);
+    CHECK(!memcmp(out + 2000, packed + 2000, 500 * 4) && !memcmp(out + 4500, packed + 4500, (N - 4500) * 4),
+          "pairs in one buffer changed the rest");
+    clEnqueueWriteBuffer(q, one, CL_TRUE, 0, sizeof packed, packed, 0, NULL, NULL);
+    CHECK(clqsort_sort_pairs_at(ctx, one, 0, one, 1999, 2000, CLQSORT_KEY_UINT32, 4, 0) ==
+              CLQSORT_ERROR_OVERLAPPING_BUFFERS,
+          "overlapping slices of one buffer: %s", clqsort_last_error(ctx));
+    CHECK(unchanged(q, one, packed, N), "buffer changed by refused overlapping slices");
+
+    /* 64-bit keys and values at odd offsets in two buffers */
+    enum { M = 3001 };
+    static unsigned char dk[(M + 5) * 8], dv[(M + 9) * 8], ok[(M + 5) * 8], ov[(M + 9) * 8];
+    tu_generate_typed(CLQSORT_KEY_DOUBLE, TU_UNIFORM, dk, M + 5, 99);
+    tu_index_values(dv + 9 * 8, 8, M);
+    cl_mem kb = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof dk, dk, NULL);
+    cl_mem vb = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof dv, dv, NULL);
+    CHECK(clqsort_sort_pairs_at(ctx, kb, 5, vb, 9, M, CLQSORT_KEY_DOUBLE, 8, CLQSORT_DESCENDING) == CLQSORT_SUCCESS,
+          "double pairs at offsets: %s", clqsort_last_error(ctx));
+    clEnqueueReadBuffer(q, kb, CL_TRUE, 0, sizeof ok, ok, 0, NULL, NULL);
+    clEnqueueReadBuffer(q, vb, CL_TRUE, 0, sizeof ov, ov, 0, NULL, NULL);
+    CHECK(tu_verify_pairs(CLQSORT_KEY_DOUBLE, 1, dk + 5 * 8, ok + 5 * 8, ov + 9 * 8, 8, M, why, sizeof why),
+          "double pairs at offsets: %s", why);
+    CHECK(!memcmp(ok, dk, 5 * 8) && !memcmp(ov, dv, 9 * 8), "double pairs at offsets changed what precedes them");
+
+    /* host pairs */
+    static unsigned char hk[M * 8], hv[M * 4], hk0[M * 8];
+    tu_generate_typed(CLQSORT_KEY_INT64, TU_FEW_16, hk0, M, 7);
+    memcpy(hk, hk0, sizeof hk);
+    tu_index_values(hv, 4, M);
+    CHECK(clqsort_sort_pairs_host(ctx, hk, hv, M, CLQSORT_KEY_INT64, 4, 0) == CLQSORT_SUCCESS, "pairs_host: %s",
+          clqsort_last_error(ctx));
+    CHECK(tu_verify_pairs(CLQSORT_KEY_INT64, 0, hk0, hk, hv, 4, M, why, sizeof why), "pairs_host: %s", why);
+    memcpy(hk, hk0, sizeof hk);
+    CHECK(clqsort_sort_pairs_host(ctx, hk, NULL, M, CLQSORT_KEY_INT64, 4, 0) == CLQSORT_ERROR_NULL_BUFFER &&
+              !memcmp(hk, hk0, sizeof hk),
+          "pairs_host with NULL values");
+    CHECK(clqsort_sort_pairs_host(ctx, hk, hv, M, CLQSORT_KEY_INT64, 0, 0) == CLQSORT_ERROR_INVALID_ARGUMENT,
+          "pairs_host with value_size 0");
+
+    clReleaseMemObject(buf);
+    clReleaseMemObject(one);
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
+}
+
 /* The program's own context and queue. */
 static void test_own_queue(clqsort_context *ctx)
 {
@@ -297,6 +380,7 @@ int main(void)
     test_reuse(ctx);
     test_two_contexts(ctx, other);
     test_prefix(ctx);
+    test_offsets(ctx);
     test_own_queue(ctx);
     test_stats_and_tuning(other);
     clqsort_release(other);

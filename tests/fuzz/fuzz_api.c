@@ -2,18 +2,21 @@
  * fuzz_api.c - a libFuzzer target over the public API. An input chooses the call, the key type,
  * the flags (unknown bits included), the count, the value size, the shape of the key and value
  * buffers (read-write, read-only, write-only, NULL, a sub-buffer, another context's, host memory,
- * the same buffer twice, overlapping sub-buffers) and the key bytes; the harness works out on its
- * own which refusals the call deserves, then checks that
- *   - a call with none is never refused, and its result is right: the first `count` keys in the
- *     documented order and a permutation of the input (the reference sort of tests/test_util.c),
- *     each value beside its key, the keys past `count` untouched;
+ * the same buffer twice, overlapping and disjoint sub-buffers of one parent), the element offsets
+ * of keys and values, and the key bytes; the harness works out on its own which refusals the call
+ * deserves, then checks that
+ *   - a call with none is never refused, and its result is right: the `count` keys of the slice in
+ *     the documented order and a permutation of the input (the reference sort of
+ *     tests/test_util.c), each value beside its key, every byte outside the slices untouched;
  *   - a refused call returns one of the statuses it deserves, sets a message that starts with that
  *     status, and leaves every buffer as it was.
  *
  * Input layout (little-endian), then the key bytes, repeated to fill the buffer:
  *   0 call (% 4: sort, sort_pairs, sort_host, scratch_bytes)   1 key type (int8, as given)
  *   2-5 flags          6 count mode (% 8: see below)    7-8 count operand   9 value size (% 6: 0 4 8 3 16, byte 10)
- *   10 raw value size  11 keys' shape 12 values' shape    13-14 buffer length in keys (% 4097)
+ *   10 raw value size  11 keys' shape 12 values' shape    13-14 buffer length in elements (% 4097)
+ *   15 keys' offset, 16 values' offset (elements, % (length + 2): one past the end too)
+ * Counts are relative to the room after the keys' offset.
  * make_seeds.py writes the seed corpus in this layout. Run: see README.md, "Reliability".
  */
 #include "../test_util.h"
@@ -22,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { HEADER = 15, MAX_KEYS = 4096 };
+enum { HEADER = 17, MAX_KEYS = 4096 };
 enum { CALL_SORT, CALL_PAIRS, CALL_HOST, CALL_SCRATCH };
 enum { SHAPE_RW, SHAPE_RO, SHAPE_WO, SHAPE_NULL, SHAPE_SUB, SHAPE_FOREIGN, SHAPE_HOST_PTR, SHAPE_SAME,
        SHAPE_OVERLAP, SHAPE_BESIDE, SHAPES };
@@ -53,6 +56,8 @@ typedef struct arg {
     int shape;          /* SAME: the keys' shape, with same set */
     int same;           /* the keys' buffer again */
     size_t bytes;       /* of the argument itself */
+    cl_mem root;        /* the outermost buffer, and where the argument starts in it */
+    size_t origin;
     cl_command_queue q; /* to read it back */
 } arg;
 
@@ -79,6 +84,8 @@ static cl_mem sub_buffer(cl_mem parent, size_t origin, size_t bytes)
     return m;
 }
 
+static void make_mem(arg *a, int shape, const void *data, size_t bytes, const arg *keys);
+
 /* Makes the buffer argument of `shape` holding `data` (bytes). SAME, OVERLAP and BESIDE refer to
  * `keys`, the argument made before (values only). */
 static void make_arg(arg *a, int shape, const void *data, size_t bytes, const arg *keys)
@@ -87,6 +94,15 @@ static void make_arg(arg *a, int shape, const void *data, size_t bytes, const ar
     a->shape = shape;
     a->bytes = bytes;
     a->q = clqsort_cl_queue(shape == SHAPE_FOREIGN ? other : ctx);
+    make_mem(a, shape, data, bytes, keys);
+    if (!a->root) {
+        a->root = a->mem;
+        a->origin = 0;
+    }
+}
+
+static void make_mem(arg *a, int shape, const void *data, size_t bytes, const arg *keys)
+{
     const cl_mem_flags copy = CL_MEM_COPY_HOST_PTR;
     switch (shape) {
     case SHAPE_RO: a->mem = create(ctx, CL_MEM_READ_ONLY | copy, bytes, (void *)data); break;
@@ -97,6 +113,7 @@ static void make_arg(arg *a, int shape, const void *data, size_t bytes, const ar
          * starts at an aligned origin */
         a->parent = create(ctx, CL_MEM_READ_WRITE, 3 * align_bytes + 3 * bytes, NULL);
         a->mem = sub_buffer(a->parent, align_bytes, bytes);
+        a->root = a->parent, a->origin = align_bytes;
         clEnqueueWriteBuffer(a->q, a->mem, CL_TRUE, 0, bytes, data, 0, NULL, NULL);
         break;
     case SHAPE_FOREIGN: a->mem = create(other, CL_MEM_READ_WRITE | copy, bytes, (void *)data); break;
@@ -122,6 +139,7 @@ static void make_arg(arg *a, int shape, const void *data, size_t bytes, const ar
             clGetMemObjectInfo(keys->parent, CL_MEM_SIZE, sizeof parent_size, &parent_size, NULL);
             if (origin + bytes <= parent_size) {
                 a->mem = sub_buffer(keys->parent, origin, bytes);
+                a->root = keys->parent, a->origin = origin;
                 clEnqueueWriteBuffer(a->q, a->mem, CL_TRUE, 0, bytes, data, 0, NULL, NULL);
                 break;
             }
@@ -149,16 +167,48 @@ static unsigned char *read_arg(const arg *a)
     return out;
 }
 
-/* What a buffer argument deserves: its shape, then whether count elements of elem_bytes fit. */
-static problems buffer_problems(const arg *a, size_t count, size_t elem_bytes)
+/* What a buffer argument deserves: its shape, then whether count elements of elem_bytes fit
+ * from element `offset`. */
+static problems buffer_problems(const arg *a, size_t offset, size_t count, size_t elem_bytes)
 {
     switch (a->shape) {
     case SHAPE_NULL: return PROBLEM(CLQSORT_ERROR_NULL_BUFFER);
     case SHAPE_RO:
     case SHAPE_WO: return PROBLEM(CLQSORT_ERROR_BUFFER_ACCESS);
     case SHAPE_FOREIGN: return PROBLEM(CLQSORT_ERROR_WRONG_CONTEXT);
-    default: return count > a->bytes / elem_bytes ? PROBLEM(CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER) : 0;
+    default: {
+        const size_t room = a->bytes / elem_bytes;
+        return offset > room || count > room - offset ? PROBLEM(CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER) : 0;
     }
+    }
+}
+
+/* A slice of a root buffer: bytes [begin, end). */
+typedef struct range {
+    cl_mem root;
+    size_t begin, end;
+} range;
+
+static range slice_of(const arg *a, size_t offset, size_t count, size_t elem_bytes)
+{
+    range r = {a->root, a->origin + offset * elem_bytes, a->origin + (offset + count) * elem_bytes};
+    return r;
+}
+
+static int overlap(range x, range y) { return x.root && x.root == y.root && x.begin < y.end && y.begin < x.end; }
+
+/* 1 if the bytes of `a` read before and after the call are equal outside the slices in s[0..n). */
+static int unchanged_outside(const arg *a, const unsigned char *before, const unsigned char *after, const range *s,
+                             int n)
+{
+    for (size_t i = 0; i < a->bytes; i++) {
+        int inside = 0;
+        for (int j = 0; j < n; j++)
+            inside |= s[j].root == a->root && a->origin + i >= s[j].begin && a->origin + i < s[j].end;
+        if (!inside && before[i] != after[i])
+            return 0;
+    }
+    return 1;
 }
 
 static uint32_t le32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
@@ -175,11 +225,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const size_t vsize = data[9] % 6 < 5 ? value_sizes[data[9] % 6] : data[10];
     const int kshape = data[11] % SHAPE_SAME, vshape = data[12] % SHAPES;
     const size_t elems = (data[13] | (size_t)data[14] << 8) % (MAX_KEYS + 1);
+    size_t koff = call == CALL_HOST || call == CALL_SCRATCH ? 0 : data[15] % (elems + 2);
+    const size_t voff = call == CALL_PAIRS ? data[16] % (elems + 2) : 0;
+    const size_t room = koff <= elems ? elems - koff : 0; /* keys from the offset to the end */
     size_t count;
     switch (data[6] % 8) { /* boundaries are a byte's mutation away */
-    case 0: count = elems; break;
-    case 1: count = v < elems ? v : elems; break;                     /* a prefix */
-    case 2: count = elems + 1 + (v & 7); break;                       /* just past the buffer */
+    case 0: count = room; break;
+    case 1: count = v < room ? v : room; break;                       /* a prefix */
+    case 2: count = room + 1 + (v & 7); break;                        /* just past the buffer */
     case 3: count = (size_t)CLQSORT_MAX_COUNT - 3 + (v & 7); break;  /* around the largest count */
     case 4: count = SIZE_MAX - (v & 7); break;
     case 5: count = v & 3; break;
@@ -187,15 +240,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const int valid_type = (int)type >= 0 && type <= CLQSORT_KEY_DOUBLE;
     const size_t w = valid_type ? tu_width_of(type) : 4;
+    const size_t vw = vsize == 4 || vsize == 8 ? vsize : 4;
 
-    /* the keys: the input's bytes, repeated */
-    unsigned char *keys = malloc(elems * 8 + 8), *values = malloc(elems * 16 + 16);
+    /* the keys: the input's bytes, repeated; the values: their positions in the values' slice */
+    unsigned char *keys = malloc(elems * 8 + 8), *values = malloc(elems * 8 + 8);
     const uint8_t *tail = data + HEADER;
     const size_t ntail = size - HEADER;
     for (size_t i = 0; i < elems * w; i++)
         keys[i] = ntail ? tail[i % ntail] : (uint8_t)(i * 131);
-    const size_t vw = vsize == 4 || vsize == 8 ? vsize : 4;
-    tu_index_values(values, vw, elems);
+    memset(values, 0xa5, voff * vw < elems * vw ? voff * vw : elems * vw);
+    if (voff < elems)
+        tu_index_values(values + voff * vw, vw, elems - voff);
 
     /* the refusals the call deserves */
     problems want = 0;
@@ -211,6 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     arg k = {0}, val = {0};
     unsigned char *host = NULL, *kbefore = NULL, *vbefore = NULL;
     size_t scratch = 0;
+    range slices[2] = {{0}, {0}};
     clqsort_status s;
     switch (call) {
     case CALL_SCRATCH:
@@ -229,28 +285,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     default:
         make_arg(&k, kshape, keys, elems * w, NULL);
-        want |= buffer_problems(&k, count, w);
+        want |= buffer_problems(&k, koff, count, w);
         if (call == CALL_PAIRS) {
             make_arg(&val, vshape, values, elems * vw, &k);
-            want |= buffer_problems(&val, count, vw);
-            const int shared = val.same || (val.shape == SHAPE_OVERLAP && count > 0);
-            if (shared && k.mem)
+            const size_t vstart = voff * vw; /* the values' slice, written into the keys' buffer */
+            if (val.same && val.mem && voff < elems && vstart < val.bytes) {
+                const size_t len = (elems - voff) * vw, fits = val.bytes - vstart;
+                clEnqueueWriteBuffer(val.q, val.mem, CL_TRUE, vstart, len < fits ? len : fits, values + vstart, 0, NULL,
+                                     NULL);
+            }
+            const problems vp = buffer_problems(&val, voff, count, vw);
+            want |= vp;
+            if (!(want & PROBLEM(CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER)) &&
+                overlap(slice_of(&k, koff, count, w), slice_of(&val, voff, count, vw)))
                 want |= PROBLEM(CLQSORT_ERROR_OVERLAPPING_BUFFERS);
         }
         /* what the buffers hold just before the call (values made over the keys change them) */
         kbefore = read_arg(&k);
         vbefore = val.mem ? read_arg(&val) : NULL;
-        s = call == CALL_PAIRS ? clqsort_sort_pairs(ctx, k.mem, val.mem, count, type, vsize, flags)
-                               : clqsort_sort(ctx, k.mem, count, type, flags);
+        if (!(want & PROBLEM(CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER)) && count <= CLQSORT_MAX_COUNT) {
+            slices[0] = slice_of(&k, koff, count, w);
+            if (val.mem)
+                slices[1] = slice_of(&val, voff, count, vw);
+        }
+        s = call == CALL_PAIRS ? clqsort_sort_pairs_at(ctx, k.mem, koff, val.mem, voff, count, type, vsize, flags)
+                               : clqsort_sort_at(ctx, k.mem, koff, count, type, flags);
         break;
     }
 
     const char *msg = clqsort_last_error(ctx);
     if (s != CLQSORT_SUCCESS) {
         if (!(want & PROBLEM(s))) {
-            fprintf(stderr, "fuzz_api: call %d type %d flags 0x%x count %zu value size %zu shapes %d/%d: refused with "
-                            "%d (%s), deserved 0x%x: %s\n",
-                    call, (int)type, flags, count, vsize, kshape, vshape, s, clqsort_status_string(s), want, msg);
+            fprintf(stderr, "fuzz_api: call %d type %d flags 0x%x offsets %zu/%zu count %zu value size %zu shapes %d/%d: "
+                            "refused with %d (%s), deserved 0x%x: %s\n",
+                    call, (int)type, flags, koff, voff, count, vsize, kshape, vshape, s, clqsort_status_string(s), want,
+                    msg);
             abort();
         }
         if (strncmp(msg, clqsort_status_string(s), strlen(clqsort_status_string(s)))) {
@@ -258,8 +327,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
     } else if (want) {
-        fprintf(stderr, "fuzz_api: call %d type %d flags 0x%x count %zu value size %zu shapes %d/%d: accepted, "
-                        "deserved 0x%x\n", call, (int)type, flags, count, vsize, kshape, vshape, want);
+        fprintf(stderr, "fuzz_api: call %d type %d flags 0x%x offsets %zu/%zu count %zu value size %zu shapes %d/%d: "
+                        "accepted, deserved 0x%x\n",
+                call, (int)type, flags, koff, voff, count, vsize, kshape, vshape, want);
         abort();
     }
 
@@ -279,24 +349,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         unsigned char *kout = read_arg(&k), *vout = val.mem ? read_arg(&val) : NULL;
         const int readable = k.mem && k.shape != SHAPE_WO;
-        if (s == CLQSORT_SUCCESS) { /* a sort succeeds only on buffers that do not overlap */
-            ok = (vout ? tu_verify_pairs(type, desc, kbefore, kout, vout, vw, count, why, sizeof why)
-                       : tu_verify_typed(type, desc, kbefore, kout, count, why, sizeof why)) &&
-                 !memcmp(kout + count * w, kbefore + count * w, (elems - count) * w) &&
-                 (!vout || !memcmp(vout + count * vw, vbefore + count * vw, (elems - count) * vw));
-        } else {
-            ok = (!readable || !memcmp(kout, kbefore, elems * w)) &&
-                 (!vout || val.shape == SHAPE_WO || !memcmp(vout, vbefore, val.bytes));
-            snprintf(why, sizeof why, "a refused call changed a buffer");
-        }
+        const int nslices = s == CLQSORT_SUCCESS ? 2 : 0; /* a refusal changes nothing at all */
+        if (s == CLQSORT_SUCCESS)
+            ok = vout ? tu_verify_pairs(type, desc, kbefore + koff * w, kout + koff * w, vout + voff * vw, vw, count, why,
+                                        sizeof why)
+                      : tu_verify_typed(type, desc, kbefore + koff * w, kout + koff * w, count, why, sizeof why);
+        if (ok && readable && !unchanged_outside(&k, kbefore, kout, slices, nslices))
+            ok = 0, snprintf(why, sizeof why, "bytes of the keys' buffer outside the slices changed");
+        if (ok && vout && val.shape != SHAPE_WO && !unchanged_outside(&val, vbefore, vout, slices, nslices))
+            ok = 0, snprintf(why, sizeof why, "bytes of the values' buffer outside the slices changed");
         free(kout);
         free(vout);
         free(kbefore);
         free(vbefore);
     }
     if (!ok) {
-        fprintf(stderr, "fuzz_api: call %d type %d flags 0x%x count %zu value size %zu shapes %d/%d, status %d: %s\n",
-                call, (int)type, flags, count, vsize, kshape, vshape, s, why);
+        fprintf(stderr, "fuzz_api: call %d type %d flags 0x%x offsets %zu/%zu count %zu value size %zu shapes %d/%d, "
+                        "status %d: %s\n",
+                call, (int)type, flags, koff, voff, count, vsize, kshape, vshape, s, why);
         abort();
     }
     free_arg(&val);

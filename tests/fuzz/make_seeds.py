@@ -15,9 +15,9 @@ RW, RO, WO, NULL, SUB, FOREIGN, HOST_PTR, SAME, OVERLAP, BESIDE = range(10)
 
 
 def seed(name, call, key_type, flags=0, count_mode=0, count=0, vsize_sel=0, raw_vsize=0, kshape=RW,
-         vshape=RW, elems=1000, keys=None):
-    head = struct.pack("<BbIBHBBBBH", call, key_type, flags, count_mode, count, vsize_sel, raw_vsize, kshape,
-                       vshape, elems)
+         vshape=RW, elems=1000, koff=0, voff=0, keys=None):
+    head = struct.pack("<BbIBHBBBBHBB", call, key_type, flags, count_mode, count, vsize_sel, raw_vsize, kshape,
+                       vshape, elems, koff, voff)
     body = keys if keys is not None else bytes(rng.getrandbits(8) for _ in range(256))
     with open(os.path.join(out, name), "wb") as f:
         f.write(head + body)
@@ -48,6 +48,14 @@ seed("pairs-value-size-3", PAIRS, 0, vsize_sel=3)
 seed("pairs-value-size-0", PAIRS, 0, vsize_sel=0)
 seed("pairs-value-size-raw", PAIRS, 0, vsize_sel=5, raw_vsize=12)
 seed("host-null", HOST, 0, kshape=NULL)
+seed("sort-at-offset", SORT, 0, koff=3, count_mode=1, count=900)
+seed("sort-offset-at-end", SORT, 2, koff=200, elems=200, count_mode=5, count=0)
+seed("sort-offset-past-end", SORT, 0, koff=201, elems=200, count_mode=5, count=0)
+seed("pairs-at-offsets", PAIRS, 4, vsize_sel=2, koff=5, voff=9, count_mode=1, count=600)
+seed("pairs-one-buffer-apart", PAIRS, 0, vsize_sel=1, vshape=SAME, elems=1000, koff=0, voff=250, count_mode=1,
+     count=200)
+seed("pairs-one-buffer-overlap", PAIRS, 0, vsize_sel=1, vshape=SAME, elems=1000, koff=0, voff=100, count_mode=1,
+     count=200)
 seed("scratch-u32", SCRATCH, 0, count_mode=6, count=60000)
 seed("scratch-pairs8", SCRATCH, 5, vsize_sel=2)
 seed("equal-keys", SORT, 0, keys=b"\x07\x00\x00\x00")
