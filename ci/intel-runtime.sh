@@ -9,12 +9,7 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 lib="$dir/venv/lib"
 if [ ! -f "$lib/libintelocl.so" ]; then
-  if ! python3 -m venv "$dir/venv" >/dev/null 2>&1; then
-    # Debian's system Python keeps venv in a package of its own
-    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
-    python3 -m venv "$dir/venv"
-  fi
+  bash "$(dirname "$0")/venv.sh" "$dir/venv"
   # pinned: the versions CI was verified with (OpenCL 3.1, device enqueue, collectives)
   "$dir/venv/bin/pip" install -q --disable-pip-version-check intel-opencl-rt==2026.2.0 \
     intel-cmplr-lib-rt==2026.2.0 >&2

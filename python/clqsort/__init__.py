@@ -1,0 +1,294 @@
+"""clqsort: GPU-Quicksort on OpenCL devices, for PyOpenCL and NumPy arrays.
+
+    sort(a, *, descending=False)                     the keys, sorted
+    argsort(a, *, descending=False)                  the uint32 positions that sort `a`
+    sort_by_key(keys, values, *, descending=False)   keys sorted, values moved with them
+
+A ``pyopencl.array.Array`` is sorted in place on its own queue and context and returned; a
+``numpy.ndarray`` gives new arrays, sorted on the device that the ``CLQSORT_*`` environment
+variables choose (as for the C library: the first GPU, else the first device).
+
+Keys are uint32, int32, float32, uint64, int64 or float64, 1-D and contiguous, at most
+``MAX_COUNT`` of them, in the C library's order: integers by value; floats
+``-inf < negatives < -0.0 < +0.0 < positives < +inf < NaN``, every bit pattern kept;
+``descending=True`` is the exact reverse. Sorting is not stable: equal keys, and the values
+beside them, come out in no promised order.
+
+Bad arguments raise ``TypeError`` or ``ValueError`` before any data is touched; a failure of the
+library raises ``clqsort.Error`` with its status and message.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+import weakref
+from typing import Any, Dict, Optional, Tuple, TypeVar
+
+import numpy as np
+
+from . import _lib
+
+__all__ = ["sort", "argsort", "sort_by_key", "Error", "MAX_COUNT"]
+__version__ = "0.1.0"
+
+MAX_COUNT: int = _lib.MAX_COUNT
+"""The most keys one call sorts (2**32 - 1): positions are 32-bit on the device."""
+
+try:  # PyOpenCL is optional: NumPy arrays need only the C library
+    import pyopencl as _cl
+    import pyopencl.array as _cla
+except ImportError:  # pragma: no cover - exercised where PyOpenCL is absent
+    _cl = None
+    _cla = None
+
+A = TypeVar("A")  # numpy.ndarray or pyopencl.array.Array: what goes in comes out
+
+
+class Error(RuntimeError):
+    """A failure of the C library.
+
+    Attributes: ``status`` (the ``clqsort_status`` value, negative), ``status_name``
+    (``"CLQSORT_ERROR_..."``) and ``message`` (the library's message, naming the cause).
+    """
+
+    def __init__(self, status: int, message: str):
+        self.status = status
+        self.status_name = _lib.STATUS_NAMES.get(status, "unknown status")
+        self.message = message
+        super().__init__(f"{self.status_name} ({status}): {message}")
+
+
+# ---- contexts: one per (OpenCL context, queue), and one for NumPy arrays --------------------
+
+
+class _Context:
+    """A clqsort context, and the lock that keeps its calls one at a time (the C library refuses
+    a context that another thread is inside of)."""
+
+    def __init__(self, handle: ctypes.c_void_p, queue: Any = None):
+        self.handle = handle
+        self.lock = threading.Lock()
+        # The event a sort adds to its arrays: the C call returns once the keys are sorted, so the
+        # sort's event is complete by then; one complete user event serves every call (an
+        # enqueued marker would cost the next call a wake-up of the runtime's queue thread).
+        self.done = None
+        if queue is not None:
+            self.done = _cl.UserEvent(queue.context)
+            self.done.set_status(_cl.command_execution_status.COMPLETE)
+
+    def check(self, status: int) -> None:
+        if status != _lib.SUCCESS:
+            raise Error(status, _lib.last_error(self.handle).decode("utf-8", "replace"))
+
+
+_contexts: Dict[Tuple[int, int], _Context] = {}
+_numpy_context: Optional[_Context] = None
+_contexts_lock = threading.Lock()
+
+
+def _created(status: int, handle: ctypes.c_void_p, queue: Any = None) -> _Context:
+    if status != _lib.SUCCESS:
+        raise Error(status, _lib.last_error(None).decode("utf-8", "replace"))
+    return _Context(handle, queue)
+
+
+def _forget(key: Tuple[int, int]) -> None:
+    """The queue object is gone: release the context made for it."""
+    with _contexts_lock:
+        c = _contexts.pop(key, None)
+    if c is not None:
+        with c.lock:
+            _lib.release(c.handle)
+
+
+def _context_of_queue(queue: Any) -> _Context:
+    key = (queue.context.int_ptr, queue.int_ptr)
+    with _contexts_lock:
+        c = _contexts.get(key)
+        if c is None:
+            handle = ctypes.c_void_p()
+            c = _contexts[key] = _created(_lib.create_with_queue(ctypes.byref(handle), queue.int_ptr, None), handle,
+                                          queue)
+            try:  # released with the queue object; kept for the process where it cannot be watched
+                weakref.finalize(queue, _forget, key).atexit = False
+            except TypeError:
+                pass
+    return c
+
+
+def _context_of_numpy() -> _Context:
+    global _numpy_context
+    with _contexts_lock:
+        if _numpy_context is None:
+            handle = ctypes.c_void_p()
+            _numpy_context = _created(_lib.create(ctypes.byref(handle), None), handle)
+    return _numpy_context
+
+
+# ---- arguments ------------------------------------------------------------------------------
+
+
+def _is_device_array(a: Any) -> bool:
+    return _cla is not None and isinstance(a, _cla.Array)
+
+
+def _kind(a: Any, what: str) -> str:
+    if isinstance(a, np.ndarray):
+        return "numpy"
+    if _is_device_array(a):
+        return "pyopencl"
+    raise TypeError(f"{what} is a {type(a).__module__}.{type(a).__qualname__}; clqsort sorts numpy.ndarray and "
+                    "pyopencl.array.Array objects")
+
+
+def _key_type(dtype: np.dtype, what: str) -> int:
+    t = _lib.KEY_TYPES.get((dtype.kind, dtype.itemsize))
+    if t is None or not dtype.isnative:
+        raise TypeError(f"{what} has dtype {dtype.str!r} ({dtype}); keys are uint32, int32, float32, uint64, int64 "
+                        "or float64, in native byte order")
+    return t
+
+
+def _value_size(dtype: np.dtype, what: str) -> int:
+    if dtype.itemsize not in (4, 8) or dtype.hasobject:
+        raise TypeError(f"{what} has dtype {dtype} of {dtype.itemsize} bytes; values are 4 or 8 bytes each, "
+                        "without Python objects")
+    return dtype.itemsize
+
+
+def _check_shape(a: Any, what: str) -> None:
+    if a.ndim != 1:
+        raise ValueError(f"{what} is {a.ndim}-dimensional (shape {a.shape}); clqsort sorts 1-D arrays")
+    if a.size > MAX_COUNT:
+        raise ValueError(f"{what} holds {a.size} elements; clqsort sorts at most {MAX_COUNT}")
+    if not a.flags.c_contiguous:
+        raise ValueError(f"{what} is not contiguous (strides {a.strides}); sort a contiguous copy")
+
+
+def _element_offset(a: Any, what: str) -> int:
+    if a.offset % a.dtype.itemsize:
+        raise ValueError(f"{what} starts {a.offset} bytes into its buffer, not at a whole element")
+    return a.offset // a.dtype.itemsize
+
+
+def _queue_of(a: Any, what: str) -> Any:
+    if a.queue is None:
+        raise ValueError(f"{what} has no queue; set its queue (a.with_queue(queue)) to sort it")
+    return a.queue
+
+
+def _wait(c: _Context, queue: Any, arrays: Tuple[Any, ...]) -> None:
+    """Wait for the arrays' events but the sorts' own (complete) and those of `queue` itself: the
+    sort runs on that queue, which is in-order (the C library refuses others), so they are done
+    before it starts anyway."""
+    mine = queue.int_ptr
+    events = [e for a in arrays for e in a.events
+              if e is not c.done and (e.command_queue is None or e.command_queue.int_ptr != mine)]
+    if events:
+        _cl.wait_for_events(events)
+
+
+def _mark(c: _Context, arrays: Tuple[Any, ...]) -> None:
+    """The sort's event, added to the arrays as PyOpenCL's own operations do."""
+    for a in arrays:
+        a.add_event(c.done)
+
+
+# ---- the calls ------------------------------------------------------------------------------
+
+
+def sort(a: A, *, descending: bool = False) -> A:
+    """Sort the 1-D array ``a`` of uint32, int32, float32, uint64, int64 or float64 keys.
+
+    A ``pyopencl.array.Array`` (a slice of a larger one too) is sorted in place on its own queue
+    and returned, after the events it carries; the sort's event is added to it (complete: the
+    call returns once the keys are sorted). A
+    ``numpy.ndarray`` is left as it is and a sorted copy is returned, like ``numpy.sort``.
+    ``descending=True`` sorts from largest to smallest. Floats: -0.0 before +0.0, NaNs last.
+
+    Raises TypeError (not an array of those dtypes), ValueError (not 1-D and contiguous, or more
+    than ``MAX_COUNT`` keys, or no queue) and clqsort.Error (the library failed).
+    """
+    kind = _kind(a, "the array")
+    key_type = _key_type(a.dtype, "the array")
+    _check_shape(a, "the array")
+    flags = _lib.DESCENDING if descending else 0
+    if kind == "numpy":
+        out = np.array(a, copy=True)
+        if out.size >= 2:
+            c = _context_of_numpy()
+            with c.lock:
+                c.check(_lib.sort_host(c.handle, out.ctypes.data, out.size, key_type, flags))
+        return out
+    queue = _queue_of(a, "the array")
+    offset = _element_offset(a, "the array")
+    if a.size < 2:
+        return a
+    c = _context_of_queue(queue)
+    with c.lock:
+        _wait(c, queue, (a,))
+        c.check(_lib.sort_at(c.handle, a.base_data.int_ptr, offset, a.size, key_type, flags))
+        _mark(c, (a,))
+    return a
+
+
+def sort_by_key(keys: A, values: A, *, descending: bool = False) -> Tuple[A, A]:
+    """Sort ``keys`` and move each element of ``values`` with its key.
+
+    ``keys`` as for ``sort``; ``values`` an array of the same kind and length with elements of 4
+    or 8 bytes (any such dtype). PyOpenCL arrays (of one context) are sorted in place on the
+    keys' queue and returned; NumPy arrays are left as they are and sorted copies are returned.
+    Values of equal keys come out in no promised order.
+
+    Raises TypeError (kinds or dtypes), ValueError (shape, lengths that differ, contexts that
+    differ, too many keys) and clqsort.Error.
+    """
+    kind = _kind(keys, "keys")
+    if _kind(values, "values") != kind:
+        raise TypeError(f"keys is a {type(keys).__name__} and values a {type(values).__name__}; give two NumPy "
+                        "arrays or two PyOpenCL arrays")
+    key_type = _key_type(keys.dtype, "keys")
+    value_size = _value_size(values.dtype, "values")
+    _check_shape(keys, "keys")
+    _check_shape(values, "values")
+    if keys.size != values.size:
+        raise ValueError(f"keys holds {keys.size} elements and values {values.size}; they must be as many")
+    flags = _lib.DESCENDING if descending else 0
+    if kind == "numpy":
+        k, v = np.array(keys, copy=True), np.array(values, copy=True)
+        if k.size >= 2:
+            c = _context_of_numpy()
+            with c.lock:
+                c.check(_lib.sort_pairs_host(c.handle, k.ctypes.data, v.ctypes.data, k.size, key_type, value_size,
+                                             flags))
+        return k, v
+    if keys.context.int_ptr != values.context.int_ptr:
+        raise ValueError("keys and values belong to different OpenCL contexts")
+    queue = _queue_of(keys, "keys")
+    koff, voff = _element_offset(keys, "keys"), _element_offset(values, "values")
+    if keys.size < 2:
+        return keys, values
+    c = _context_of_queue(queue)
+    with c.lock:
+        _wait(c, queue, (keys, values))
+        c.check(_lib.sort_pairs_at(c.handle, keys.base_data.int_ptr, koff, values.base_data.int_ptr, voff, keys.size,
+                                   key_type, value_size, flags))
+        _mark(c, (keys, values))
+    return keys, values
+
+
+def argsort(a: A, *, descending: bool = False) -> A:
+    """The positions (uint32) that sort ``a``: ``a[argsort(a)]`` is ``sort(a)``.
+
+    Returns the same kind of array as ``a`` (a PyOpenCL array on ``a``'s queue); ``a`` itself is
+    unchanged. Positions of equal keys come out in no promised order. Raises as ``sort`` does.
+    """
+    kind = _kind(a, "the array")
+    _key_type(a.dtype, "the array")
+    _check_shape(a, "the array")
+    if kind == "numpy":
+        return sort_by_key(a, np.arange(a.size, dtype=np.uint32), descending=descending)[1]
+    queue = _queue_of(a, "the array")
+    positions = _cla.arange(queue, a.size, dtype=np.uint32)
+    sort_by_key(a.copy(queue=queue), positions, descending=descending)
+    return positions

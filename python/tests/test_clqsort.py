@@ -1,0 +1,319 @@
+"""Tests of the clqsort package against NumPy, on the device CLQSORT_VENDOR names (pocl in CI).
+
+Every result is checked two ways: against numpy.sort / numpy.argsort (values equal, NaNs equal),
+and against the documented order written here apart from the library (a sort key made from the
+bits: -0.0 before +0.0, every NaN last) together with the bit patterns of the input (a
+permutation, NaN payloads and signed zeros kept).
+"""
+import os
+import re
+import threading
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import clqsort
+from clqsort import _lib
+
+import pyopencl as cl  # required: a skipped PyOpenCL path would pass unseen
+import pyopencl.array as cla
+
+DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
+UINT = {4: np.uint32, 8: np.uint64}
+
+
+@pytest.fixture(scope="module")
+def queue():
+    """A queue on the device the C library's tests use (CLQSORT_VENDOR, else the first)."""
+    want = os.environ.get("CLQSORT_VENDOR", "").lower()
+    for p in cl.get_platforms():
+        if want in p.name.lower() or want in p.vendor.lower():
+            ctx = cl.Context([p.get_devices()[0]])
+            return cl.CommandQueue(ctx)
+    pytest.fail(f"no OpenCL platform matches CLQSORT_VENDOR={want!r}")
+
+
+# ---- the documented order, written apart from the library --------------------------------------
+
+
+def order_key(a):
+    """An unsigned key with the documented order: integers by value, floats with -0.0 < +0.0 and
+    every NaN above +inf (NaNs tie)."""
+    a = np.asarray(a)
+    u = UINT[a.dtype.itemsize]
+    bits = a.view(u)
+    top = u(1) << u(8 * a.dtype.itemsize - 1)
+    if a.dtype.kind == "u":
+        return bits
+    if a.dtype.kind == "i":
+        return bits ^ top
+    key = np.where(bits & top, ~bits, bits | top)
+    return np.where(np.isnan(a), np.iinfo(u).max, key)
+
+
+def check_sorted(out, inp, descending=False):
+    out, inp = np.asarray(out), np.asarray(inp)
+    assert out.dtype == inp.dtype and out.shape == inp.shape
+    u = UINT[inp.dtype.itemsize]
+    assert np.array_equal(np.sort(out.view(u)), np.sort(inp.view(u))), "not a permutation of the input's bits"
+    k = order_key(out)
+    assert np.all(k[1:] <= k[:-1]) if descending else np.all(k[:-1] <= k[1:]), "not in the documented order"
+    ref = np.sort(inp)
+    if descending:
+        ref = ref[::-1]
+    assert np.array_equal(out, ref, equal_nan=inp.dtype.kind == "f"), "differs from numpy.sort"
+
+
+def check_positions(idx, inp, descending=False):
+    idx = np.asarray(idx)
+    assert idx.dtype == np.uint32
+    assert np.array_equal(np.sort(idx), np.arange(inp.size, dtype=np.uint32)), "positions are not a permutation"
+    check_sorted(np.asarray(inp)[idx], inp, descending)
+    by_numpy = np.asarray(inp)[np.argsort(inp, kind="stable")]
+    if not descending:
+        assert np.array_equal(np.asarray(inp)[idx], by_numpy, equal_nan=inp.dtype.kind == "f")
+
+
+def keys_of(dtype, min_size=0, max_size=3000):
+    """Arrays of the dtype with edge values: NaNs, infinities, signed zeros, subnormals, limits."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        elements = st.floats(width=8 * dtype.itemsize, allow_nan=True, allow_infinity=True, allow_subnormal=True)
+    else:
+        info = np.iinfo(dtype)
+        elements = st.integers(int(info.min), int(info.max))
+    return hnp.arrays(dtype, st.integers(min_size, max_size), elements=elements)
+
+
+PROPERTY = settings(max_examples=25, deadline=None)
+
+
+# ---- NumPy arrays ------------------------------------------------------------------------------
+
+
+@PROPERTY
+@given(data=st.data(), dtype=st.sampled_from(DTYPES), descending=st.booleans())
+def test_numpy_sort(data, dtype, descending):
+    a = data.draw(keys_of(dtype))
+    before = a.copy()
+    out = clqsort.sort(a, descending=descending)
+    assert out is not a and np.array_equal(a.view(UINT[a.itemsize]), before.view(UINT[a.itemsize]))
+    check_sorted(out, a, descending)
+
+
+@PROPERTY
+@given(data=st.data(), dtype=st.sampled_from(DTYPES), descending=st.booleans())
+def test_numpy_argsort(data, dtype, descending):
+    a = data.draw(keys_of(dtype))
+    check_positions(clqsort.argsort(a, descending=descending), a, descending)
+
+
+@PROPERTY
+@given(data=st.data(), dtype=st.sampled_from(DTYPES), vdtype=st.sampled_from([np.int32, np.float32, np.uint64,
+                                                                              np.complex64, np.float64]))
+def test_numpy_sort_by_key(data, dtype, vdtype):
+    a = data.draw(keys_of(dtype))
+    values = np.arange(a.size).astype(vdtype)
+    k, v = clqsort.sort_by_key(a, values)
+    check_sorted(k, a)
+    positions = np.real(v).astype(np.int64)
+    assert np.array_equal(np.sort(positions), np.arange(a.size)), "values are not a permutation"
+    u = UINT[a.itemsize]
+    assert np.array_equal(k.view(u), a[positions].view(u)), "a value left its key"
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_numpy_large(dtype):
+    rng = np.random.default_rng(5)
+    n = 300_001
+    if np.dtype(dtype).kind == "f":
+        a = rng.standard_normal(n).astype(dtype)
+        a[::997] = np.nan
+        a[1::991] = -0.0
+    else:
+        a = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, n, dtype=dtype, endpoint=True)
+    check_sorted(clqsort.sort(a), a)
+    check_sorted(clqsort.sort(a, descending=True), a, True)
+    check_positions(clqsort.argsort(a), a)
+
+
+def test_numpy_signed_zeros_and_nans():
+    a = np.array([0.0, np.nan, -0.0, -np.inf, np.inf, -np.nan, 1.0, -0.0, 0.0], dtype=np.float32)
+    out = clqsort.sort(a)
+    assert np.array_equal(np.signbit(out[1:5]), [True, True, False, False])  # -0.0 -0.0 0.0 0.0
+    assert np.all(np.isnan(out[-2:]))
+    desc = clqsort.sort(a, descending=True)
+    assert np.all(np.isnan(desc[:2])) and desc[2] == np.inf
+
+
+# ---- PyOpenCL arrays -----------------------------------------------------------------------------
+
+
+@PROPERTY
+@given(data=st.data(), dtype=st.sampled_from(DTYPES), descending=st.booleans())
+def test_pyopencl_sort_in_place(queue, data, dtype, descending):
+    a = data.draw(keys_of(dtype))
+    d = cla.to_device(queue, a)
+    events = len(d.events)
+    assert clqsort.sort(d, descending=descending) is d
+    assert len(d.events) == events + (1 if a.size >= 2 else 0), "the sort's event was not added"
+    check_sorted(d.get(), a, descending)
+
+
+@PROPERTY
+@given(data=st.data(), dtype=st.sampled_from(DTYPES), start=st.integers(0, 40), tail=st.integers(0, 40))
+def test_pyopencl_slice(queue, data, dtype, start, tail):
+    """A slice starts at any element of its buffer; what lies around it stays as it was."""
+    a = data.draw(keys_of(dtype, max_size=2000))
+    rng = np.random.default_rng(start)
+    whole = np.concatenate([rng.integers(0, 100, start).astype(dtype), a, rng.integers(0, 100, tail).astype(dtype)])
+    d = cla.to_device(queue, whole)
+    part = d[start:start + a.size]
+    clqsort.sort(part)
+    got = d.get()
+    u = UINT[a.itemsize]
+    check_sorted(got[start:start + a.size], a)
+    assert np.array_equal(got[:start].view(u), whole[:start].view(u))
+    assert np.array_equal(got[start + a.size:].view(u), whole[start + a.size:].view(u))
+
+
+@PROPERTY
+@given(data=st.data(), dtype=st.sampled_from(DTYPES), descending=st.booleans())
+def test_pyopencl_argsort(queue, data, dtype, descending):
+    a = data.draw(keys_of(dtype))
+    d = cla.to_device(queue, a)
+    idx = clqsort.argsort(d, descending=descending)
+    assert isinstance(idx, cla.Array)
+    check_positions(idx.get(), a, descending)
+    u = UINT[a.itemsize]
+    assert np.array_equal(d.get().view(u), a.view(u)), "argsort changed its input"
+
+
+@pytest.mark.parametrize("vdtype", [np.uint32, np.float32, np.int64, np.float64])
+def test_pyopencl_sort_by_key_slices(queue, vdtype):
+    rng = np.random.default_rng(3)
+    n = 50_000
+    keys = rng.standard_normal(n + 7)
+    values = np.arange(n + 3).astype(vdtype)
+    dk, dv = cla.to_device(queue, keys), cla.to_device(queue, values)
+    k, v = clqsort.sort_by_key(dk[7:], dv[3:], descending=True)
+    check_sorted(k.get(), keys[7:], True)
+    positions = v.get().astype(np.int64) - 3
+    assert np.array_equal(keys[7:][positions], k.get())
+    assert np.array_equal(dk.get()[:7], keys[:7]) and np.array_equal(dv.get()[:3], values[:3])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pyopencl_large(queue, dtype):
+    rng = np.random.default_rng(11)
+    n = 400_003
+    a = (rng.standard_normal(n) * 1e6).astype(dtype) if np.dtype(dtype).kind == "f" else \
+        rng.integers(0, np.iinfo(dtype).max, n, dtype=dtype)
+    d = cla.to_device(queue, a)
+    check_sorted(clqsort.sort(d).get(), a)
+
+
+def test_pyopencl_waits_for_the_arrays_events(queue):
+    """The sort starts only once the events the array carries are complete."""
+    a = np.arange(5000, 0, -1, dtype=np.uint32)
+    d = cla.to_device(queue, a)
+    gate = cl.UserEvent(queue.context)
+    d.add_event(gate)
+    done = []
+    t = threading.Thread(target=lambda: done.append(clqsort.sort(d)))
+    t.start()
+    time.sleep(0.2)
+    assert not done, "the sort did not wait for the array's event"
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    t.join(30)
+    assert done
+    check_sorted(d.get(), a)
+
+
+def test_pyopencl_threads_share_a_queue(queue):
+    """One queue from several threads: calls take turns instead of being refused as busy."""
+    arrays = [np.random.default_rng(i).integers(0, 2**32, 20_000, dtype=np.uint32) for i in range(6)]
+    errors = []
+
+    def run(a):
+        try:
+            for _ in range(5):
+                check_sorted(clqsort.sort(cla.to_device(queue, a)).get(), a)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(a,)) for a in arrays]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+# ---- errors: named, and raised before any data is touched -------------------------------------
+
+
+def test_errors_types(queue):
+    with pytest.raises(TypeError, match="clqsort sorts numpy.ndarray"):
+        clqsort.sort([3, 1, 2])
+    for bad in (np.int16, np.float16, np.uint8, object, np.complex64):
+        a = np.zeros(4, dtype=bad)
+        with pytest.raises(TypeError, match="dtype"):
+            clqsort.sort(a)
+    with pytest.raises(TypeError, match="native byte order"):
+        clqsort.sort(np.zeros(4, dtype=">f4"))
+    with pytest.raises(TypeError, match="4 or 8 bytes"):
+        clqsort.sort_by_key(np.zeros(4, np.uint32), np.zeros(4, np.int16))
+    with pytest.raises(TypeError, match="values is a builtins.list"):
+        clqsort.sort_by_key(np.zeros(4, np.uint32), [0, 1, 2, 3])
+    with pytest.raises(TypeError, match="two NumPy arrays or two PyOpenCL"):
+        clqsort.sort_by_key(np.zeros(4, np.uint32), cla.to_device(queue, np.zeros(4, np.uint32)))
+    with pytest.raises(TypeError, match="dtype"):
+        clqsort.argsort(cla.to_device(queue, np.zeros(4, np.int16)))
+
+
+def test_errors_values(queue):
+    with pytest.raises(ValueError, match="2-dimensional"):
+        clqsort.sort(np.zeros((3, 3), np.float32))
+    strided = np.arange(10, dtype=np.int32)[::2]
+    with pytest.raises(ValueError, match="not contiguous"):
+        clqsort.argsort(strided)
+    huge = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint32), shape=(clqsort.MAX_COUNT + 1,), strides=(0,))
+    with pytest.raises(ValueError, match="at most 4294967295"):
+        clqsort.sort(huge)
+    with pytest.raises(ValueError, match="as many"):
+        clqsort.sort_by_key(np.zeros(4, np.uint32), np.zeros(5, np.uint32))
+    k = cla.to_device(queue, np.arange(8, 0, -1, dtype=np.uint32))
+    other = cl.CommandQueue(cl.Context([queue.device]))
+    v = cla.to_device(other, np.arange(8, dtype=np.uint32))
+    with pytest.raises(ValueError, match="different OpenCL contexts"):
+        clqsort.sort_by_key(k, v)
+    assert np.array_equal(k.get(), np.arange(8, 0, -1)), "a refused call changed the keys"
+    with pytest.raises(ValueError, match="as many"):
+        clqsort.sort_by_key(k, cla.to_device(queue, np.arange(9, dtype=np.uint32)))
+    d2 = cla.to_device(queue, np.zeros((2, 2), np.float64))
+    with pytest.raises(ValueError, match="2-dimensional"):
+        clqsort.sort(d2)
+
+
+def test_library_error_carries_status_and_message(queue, monkeypatch):
+    """A failure inside the library (here: kernels built with an invalid CLQSORT_TUNING on a new
+    context) raises clqsort.Error with the status and the library's message; the keys stay."""
+    monkeypatch.setenv("CLQSORT_TUNING", "gq_wg=3")
+    fresh = cl.CommandQueue(cl.Context([queue.device]))
+    a = np.arange(100, 0, -1, dtype=np.uint32)
+    d = cla.to_device(fresh, a)
+    with pytest.raises(clqsort.Error) as e:
+        clqsort.sort(d)
+    assert e.value.status == -10 and e.value.status_name == "CLQSORT_ERROR_INVALID_OPTION"
+    assert "CLQSORT_TUNING" in e.value.message and "clqsort_sort_at" in e.value.message
+    assert np.array_equal(d.get(), a)
+
+
+def test_status_names_match_the_header():
+    header = open(os.path.join(os.path.dirname(__file__), "..", "..", "include", "clqsort.h")).read()
+    declared = {int(v): n for n, v in re.findall(r"(CLQSORT_(?:SUCCESS|ERROR_\w+)) = (-?\d+)", header)}
+    assert declared == _lib.STATUS_NAMES
