@@ -160,14 +160,24 @@ def main():
     queue = pick_queue()
     device = queue.device.name.strip()
     print(f"device: {device} ({queue.device.platform.name.strip()}), clqsort {clqsort.__version__}")
-    rows = []
+    fields = ["library", "kind", "device", "dtype", "n", "runs", "median_ms", "min_ms", "verified"]
+
+    def record(**row):  # each row written at once: a run cut short keeps what it measured
+        if not args.csv:
+            return
+        new = not os.path.exists(args.csv) or os.path.getsize(args.csv) == 0
+        with open(args.csv, "a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields)
+            if new:
+                w.writeheader()
+            w.writerow(row)
     if args.overhead:
         py, c, diff, noop = overhead(queue)
         print(f"overhead, 1024 uint32 keys on a PyOpenCL array: clqsort.sort {py:.1f} us, the C call through ctypes "
               f"{c:.1f} us (medians); called in turn, clqsort.sort takes {diff:.1f} us more (median), and a ctypes "
               f"call doing nothing {noop:.2f} us: {diff + noop:.1f} us above the C library")
-        rows.append(dict(library="clqsort overhead above C", kind="pyopencl", device=device, dtype="uint32", n=1024,
-                         runs=3001, median_ms=(diff + noop) / 1e3, min_ms="", verified=""))
+        record(library="clqsort overhead above C", kind="pyopencl", device=device, dtype="uint32", n=1024, runs=3001,
+               median_ms=round((diff + noop) / 1e3, 6), min_ms="", verified="")
     for dname in args.dtypes.split(","):
         dtype = np.dtype(dname)
         too_slow = set()
@@ -187,17 +197,10 @@ def main():
                       f"{verified}/{args.runs + 1} runs verified", flush=True)
                 if verified != args.runs + 1:
                     sys.exit(f"bench_python: {name} gave a wrong result")
-                rows.append(dict(library=name, kind=kind, device=device, dtype=dname, n=n, runs=args.runs,
-                                 median_ms=median * 1e3, min_ms=best * 1e3, verified=verified))
+                record(library=name, kind=kind, device=device, dtype=dname, n=n, runs=args.runs,
+                       median_ms=round(median * 1e3, 4), min_ms=round(best * 1e3, 4), verified=verified)
                 if median > args.budget:
                     too_slow.add((name, kind))
-    if args.csv:
-        new = not os.path.exists(args.csv) or os.path.getsize(args.csv) == 0
-        with open(args.csv, "a", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["library"])
-            if new:
-                w.writeheader()
-            w.writerows(rows)
 
 
 if __name__ == "__main__":
