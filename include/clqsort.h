@@ -83,7 +83,7 @@ typedef enum clqsort_status {
     CLQSORT_ERROR_INVALID_BUFFER = -4,     /* the cl_mem is not a valid buffer object */
     CLQSORT_ERROR_WRONG_CONTEXT = -5,      /* the buffer belongs to another OpenCL context */
     CLQSORT_ERROR_BUFFER_ACCESS = -6,      /* the buffer is read-only or write-only for kernels */
-    CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER = -7, /* count keys do not fit in the buffer (CL_MEM_SIZE) */
+    CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER = -7, /* offset + count elements do not fit in the buffer */
     CLQSORT_ERROR_COUNT_TOO_LARGE = -8,    /* count > CLQSORT_MAX_COUNT */
     CLQSORT_ERROR_UNSUPPORTED_TYPE = -9,   /* the key type is not supported (yet, or by the device) */
     CLQSORT_ERROR_INVALID_OPTION = -10,    /* an option or CLQSORT_* environment variable is invalid */
@@ -94,7 +94,8 @@ typedef enum clqsort_status {
     CLQSORT_ERROR_OUT_OF_MEMORY = -15,     /* host or device memory for scratch could not be had */
     CLQSORT_ERROR_OPENCL = -16,            /* an OpenCL call failed (message names call and code) */
     CLQSORT_ERROR_INTERNAL = -17,          /* a kernel reported a broken invariant: a bug */
-    CLQSORT_ERROR_OVERLAPPING_BUFFERS = -18, /* keys and values share memory */
+    CLQSORT_ERROR_OVERLAPPING_BUFFERS = -18, /* keys and values share memory, or one buffer is a
+                                                sub-buffer of the other */
     CLQSORT_ERROR_CONTEXT_BUSY = -19       /* another thread is inside a call on this context: the
                                               call did nothing (its message is only in
                                               clqsort_last_error(NULL): the context's own message
@@ -238,18 +239,21 @@ clqsort_status clqsort_sort_at(clqsort_context *ctx, cl_mem keys, size_t keys_of
                                clqsort_key_type type, unsigned flags);
 
 /* Sorts `count` keys of `key_type` in `keys` like clqsort_sort, and moves the value at each key's
- * position in `values` (a distinct buffer of the same context, `value_size` 4 or 8 bytes per
+ * position in `values` (another buffer of the same context, `value_size` 4 or 8 bytes per
  * value) along with it: afterwards values[i] is the value that came with keys[i]. With values
  * 0, 1, 2, ... this is an argsort. Not stable: values of equal keys come out in no promised order.
  * Refusals and what stays unchanged as for clqsort_sort, for both buffers; value_size other than 4 or 8 gives
  * CLQSORT_ERROR_INVALID_ARGUMENT, keys and values sharing memory (the same buffer, or
- * overlapping sub-buffers of one buffer, where count > 0) CLQSORT_ERROR_OVERLAPPING_BUFFERS. */
+ * overlapping sub-buffers of one buffer, where count > 0) or one buffer a sub-buffer of the other
+ * (OpenCL leaves a command writing through a buffer and its sub-buffer undefined, even where
+ * the bytes are apart) CLQSORT_ERROR_OVERLAPPING_BUFFERS. */
 clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count,
                                   clqsort_key_type key_type, size_t value_size, unsigned flags);
 
 /* clqsort_sort_pairs on slices: the `count` keys from key `keys_offset` of `keys` and as many
  * values from value `values_offset` of `values` (offsets in elements of each). Keys and values
- * may lie in one buffer if their slices do not overlap (else CLQSORT_ERROR_OVERLAPPING_BUFFERS);
+ * may lie in one buffer (or in two sub-buffers of one buffer) if their slices do not overlap
+ * (else CLQSORT_ERROR_OVERLAPPING_BUFFERS);
  * each slice must fit in its buffer. clqsort_sort_pairs is this with both offsets 0. */
 clqsort_status clqsort_sort_pairs_at(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
                                      size_t values_offset, size_t count, clqsort_key_type key_type,
@@ -265,8 +269,9 @@ clqsort_status clqsort_sort_host(clqsort_context *ctx, void *keys, size_t count,
 
 /* clqsort_sort_pairs on host arrays: `count` keys at `keys` and their `value_size`-byte values at
  * `values` (4 or 8), through device buffers the context keeps. NULL arrays give
- * CLQSORT_ERROR_NULL_BUFFER; both arrays are written only by the final copies back, after the
- * sort succeeded (unchanged after every failure but one of those copies). */
+ * CLQSORT_ERROR_NULL_BUFFER (checked first), arrays that share a byte (count > 0)
+ * CLQSORT_ERROR_OVERLAPPING_BUFFERS; both arrays are written only by the final copies back,
+ * after the sort succeeded (unchanged after every failure but one of those copies). */
 clqsort_status clqsort_sort_pairs_host(clqsort_context *ctx, void *keys, void *values, size_t count,
                                        clqsort_key_type key_type, size_t value_size, unsigned flags);
 
@@ -275,7 +280,8 @@ clqsort_status clqsort_sort_pairs_host(clqsort_context *ctx, void *keys, void *v
  * keys and values, and the record lists. Sorts refuse with CLQSORT_ERROR_OUT_OF_MEMORY, before
  * anything is enqueued, when this plus the caller's keys and values exceeds the device's global
  * memory, or one of its buffers exceeds the largest allocation. clqsort_sort_host needs a
- * buffer of count keys more. Arguments are checked as by the sorts. */
+ * buffer of count keys more, and clqsort_sort_pairs_host one of count values too. Arguments
+ * are checked as by the sorts. */
 clqsort_status clqsort_scratch_bytes(clqsort_context *ctx, size_t count, clqsort_key_type type, size_t value_size,
                                      size_t *bytes);
 

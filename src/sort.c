@@ -57,8 +57,8 @@ static clqsort_status check_buffer(clqsort_context *ctx, cl_mem m, const char *n
                         (mflags & CL_MEM_READ_ONLY) ? "CL_MEM_READ_ONLY" : "CL_MEM_WRITE_ONLY");
     if (offset > msize / elem_bytes || count > msize / elem_bytes - offset)
         return clq_fail(ctx, CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER,
-                        "%zu %s of %zu bytes from element %zu need %llu bytes, but the buffer holds %zu (CL_MEM_SIZE)",
-                        count, name, elem_bytes, offset, ((unsigned long long)offset + count) * elem_bytes, msize);
+                        "%zu %s of %zu bytes from element %zu do not fit in the buffer's %zu bytes (CL_MEM_SIZE)",
+                        count, name, elem_bytes, offset, msize);
     return CLQSORT_SUCCESS;
 }
 
@@ -82,7 +82,9 @@ static clqsort_status extent_of(clqsort_context *ctx, cl_mem m, const char *name
     return CLQSORT_SUCCESS;
 }
 
-/* The caller's buffers: each holds its slice, and the slices of keys and values share no byte. */
+/* The caller's buffers: each holds its slice, the slices of keys and values share no byte, and
+ * neither buffer is a sub-buffer of the other (OpenCL leaves a command that writes through a
+ * buffer and its sub-buffer undefined, even apart; sub-buffers of sub-buffers do not exist). */
 static clqsort_status check_buffers(clqsort_context *ctx, const clq_plan *plan, size_t count, clqsort_key_type type,
                                     size_t value_bytes)
 {
@@ -99,6 +101,11 @@ static clqsort_status check_buffers(clqsort_context *ctx, const clq_plan *plan, 
     if (kroot == vroot && kb < ve && vb < ke)
         return clq_fail(ctx, CLQSORT_ERROR_OVERLAPPING_BUFFERS,
                         "keys and values share memory (bytes %zu..%zu and %zu..%zu of one buffer)", kb, ke, vb, ve);
+    if (kroot == vroot && (plan->keys == kroot) != (plan->values == vroot))
+        return clq_fail(ctx, CLQSORT_ERROR_OVERLAPPING_BUFFERS,
+                        "%s is a sub-buffer of %s, which OpenCL does not allow one command to write through "
+                        "together; give the one buffer with element offsets (clqsort_sort_pairs_at)",
+                        plan->keys == kroot ? "values" : "keys", plan->keys == kroot ? "keys" : "values");
     return CLQSORT_SUCCESS;
 }
 
@@ -430,6 +437,11 @@ static clqsort_status sort_host(clqsort_context *ctx, void *keys, void *values, 
     if (count > SIZE_MAX / 8)
         return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY, "%zu keys take more bytes than size_t holds", count);
     const size_t bytes = count * clq_key_bytes(type), vbytes = count * value_bytes;
+    const uintptr_t k = (uintptr_t)keys, v = (uintptr_t)values;
+    if (vbytes && k < v + vbytes && v < k + bytes)
+        return clq_fail(ctx, CLQSORT_ERROR_OVERLAPPING_BUFFERS,
+                        "the keys (%zu bytes at %p) and values (%zu bytes at %p) share memory", bytes, keys, vbytes,
+                        values);
     if (count < 2) {
         memset(&ctx->stats, 0, sizeof ctx->stats);
         ctx->last_stats = ctx->stats;
@@ -469,6 +481,8 @@ clqsort_status clqsort_sort_pairs_host(clqsort_context *ctx, void *keys, void *v
                                        clqsort_key_type key_type, size_t value_size, unsigned flags)
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_sort_pairs_host"));
+    if (!keys || !values)
+        return clq_leave(ctx, clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "%s is NULL", keys ? "values" : "keys"));
     if (value_size == 0)
         return clq_leave(ctx, clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "value_size 0; values are 4 or 8 bytes"));
     return clq_leave(ctx, sort_host(ctx, keys, values, count, key_type, value_size, flags));

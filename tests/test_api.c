@@ -216,6 +216,38 @@ static void test_offsets(clqsort_context *ctx)
           "pairs_host with NULL values");
     CHECK(clqsort_sort_pairs_host(ctx, hk, hv, M, CLQSORT_KEY_INT64, 0, 0) == CLQSORT_ERROR_INVALID_ARGUMENT,
           "pairs_host with value_size 0");
+    CHECK(clqsort_sort_pairs_host(ctx, hk, NULL, M, CLQSORT_KEY_INT64, 0, 0) == CLQSORT_ERROR_NULL_BUFFER,
+          "pairs_host with NULL values and value_size 0: %s", clqsort_last_error(ctx));
+    CHECK(clqsort_sort_pairs_host(ctx, hk, hk + 8 * (M - 1), M, CLQSORT_KEY_INT64, 8, 0) ==
+                  CLQSORT_ERROR_OVERLAPPING_BUFFERS &&
+              strstr(clqsort_last_error(ctx), "share memory") && !memcmp(hk, hk0, sizeof hk),
+          "pairs_host with overlapping arrays: %s", clqsort_last_error(ctx));
+    CHECK(clqsort_sort_pairs_host(ctx, hk, hk + 8 * (M / 2), M / 2, CLQSORT_KEY_INT64, 8, 0) == CLQSORT_SUCCESS,
+          "pairs_host with adjacent arrays: %s", clqsort_last_error(ctx));
+    CHECK(tu_verify_typed(CLQSORT_KEY_INT64, 0, hk0, hk, M / 2, why, sizeof why), "pairs_host adjacent: %s", why);
+
+    /* a buffer and its own sub-buffer, apart: refused, since OpenCL leaves one command writing
+     * through both undefined */
+    cl_uint align_bits = 0;
+    clGetDeviceInfo(clqsort_cl_device(ctx), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+    const size_t origin = (2000 * 4 + align_bits / 8 - 1) / (align_bits / 8) * (align_bits / 8);
+    if (origin + 2000 * 4 <= sizeof packed) {
+        clEnqueueWriteBuffer(q, one, CL_TRUE, 0, sizeof packed, packed, 0, NULL, NULL);
+        cl_buffer_region region = {origin, 2000 * 4};
+        cl_int err;
+        cl_mem sub = clCreateSubBuffer(one, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+        CHECK(err == CL_SUCCESS, "clCreateSubBuffer: %d", err);
+        CHECK(clqsort_sort_pairs(ctx, one, sub, 2000, CLQSORT_KEY_UINT32, 4, 0) == CLQSORT_ERROR_OVERLAPPING_BUFFERS &&
+                  strstr(clqsort_last_error(ctx), "values is a sub-buffer of keys"),
+              "a buffer and its sub-buffer: %s", clqsort_last_error(ctx));
+        CHECK(clqsort_sort_pairs(ctx, sub, one, 2000, CLQSORT_KEY_UINT32, 4, 0) == CLQSORT_ERROR_OVERLAPPING_BUFFERS &&
+                  strstr(clqsort_last_error(ctx), "keys is a sub-buffer of values"),
+              "a sub-buffer and its buffer: %s", clqsort_last_error(ctx));
+        CHECK(unchanged(q, one, packed, N), "buffer changed by a refused buffer and sub-buffer");
+        clReleaseMemObject(sub);
+    } else {
+        CHECK(0, "no room for an aligned sub-buffer (alignment %u bits)", align_bits);
+    }
 
     clReleaseMemObject(buf);
     clReleaseMemObject(one);
