@@ -16,19 +16,26 @@ beside them, come out in no promised order.
 
 Bad arguments raise ``TypeError`` or ``ValueError`` before any data is touched; a failure of the
 library raises ``clqsort.Error`` with its status and message.
+
+    release(queue=None)                              give back what is kept for a queue (or all)
+
+One clqsort context (with its device scratch) is kept per PyOpenCL queue that sorted; see
+``release`` for when it goes.
 """
 from __future__ import annotations
 
+import atexit
+import contextlib
 import ctypes
 import threading
-import weakref
-from typing import Any, Dict, Optional, Tuple, TypeVar
+from collections import OrderedDict
+from typing import Any, Callable, Iterator, Optional, Tuple, TypeVar
 
 import numpy as np
 
 from . import _lib
 
-__all__ = ["sort", "argsort", "sort_by_key", "Error", "MAX_COUNT"]
+__all__ = ["sort", "argsort", "sort_by_key", "release", "Error", "MAX_COUNT"]
 __version__ = "0.1.0"
 
 MAX_COUNT: int = _lib.MAX_COUNT
@@ -81,7 +88,7 @@ class _Context:
             raise Error(status, _lib.last_error(self.handle).decode("utf-8", "replace"))
 
 
-_contexts: Dict[Tuple[int, int], _Context] = {}
+_contexts: "OrderedDict[Tuple[int, int], _Context]" = OrderedDict()
 _numpy_context: Optional[_Context] = None
 _contexts_lock = threading.Lock()
 
@@ -92,27 +99,38 @@ def _created(status: int, handle: ctypes.c_void_p, queue: Any = None) -> _Contex
     return _Context(handle, queue)
 
 
-def _forget(key: Tuple[int, int]) -> None:
-    """The queue object is gone: release the context made for it."""
-    with _contexts_lock:
-        c = _contexts.pop(key, None)
-    if c is not None:
-        with c.lock:
+def _drop(c: _Context) -> None:
+    """Release a context taken out of the cache; waits for a sort running in it. A thread that
+    looked it up before sees handle None under the lock and looks again (_using)."""
+    with c.lock:
+        if c.handle is not None:
             _lib.release(c.handle)
+            c.handle = None
+            c.done = None
+
+
+KEPT_QUEUES: int = 8
+"""The most queues whose contexts are kept at once; the least recently used goes first."""
 
 
 def _context_of_queue(queue: Any) -> _Context:
+    # PyOpenCL's queue objects cannot be watched with weakref, and OpenCL's reference counts are
+    # not meant for deciding anything (runtimes hold references of their own), so a context
+    # cannot learn that its queue is gone: the cache is bounded instead, and release() is there.
     key = (queue.context.int_ptr, queue.int_ptr)
+    evicted = []
     with _contexts_lock:
         c = _contexts.get(key)
         if c is None:
             handle = ctypes.c_void_p()
             c = _contexts[key] = _created(_lib.create_with_queue(ctypes.byref(handle), queue.int_ptr, None), handle,
                                           queue)
-            try:  # released with the queue object; kept for the process where it cannot be watched
-                weakref.finalize(queue, _forget, key).atexit = False
-            except TypeError:
-                pass
+            while len(_contexts) > KEPT_QUEUES:
+                evicted.append(_contexts.pop(next(iter(_contexts))))
+        else:
+            _contexts.move_to_end(key)
+    for old in evicted:
+        _drop(old)
     return c
 
 
@@ -122,7 +140,45 @@ def _context_of_numpy() -> _Context:
         if _numpy_context is None:
             handle = ctypes.c_void_p()
             _numpy_context = _created(_lib.create(ctypes.byref(handle), None), handle)
-    return _numpy_context
+        return _numpy_context
+
+
+@contextlib.contextmanager
+def _using(find: Callable[[], _Context]) -> Iterator[_Context]:
+    """The context that find() gives, locked, and one that is not released meanwhile."""
+    while True:
+        c = find()
+        with c.lock:
+            if c.handle is not None:
+                yield c
+                return
+
+
+def release(queue: Any = None) -> None:
+    """Release what clqsort keeps for ``queue`` (a ``pyopencl.CommandQueue``): its clqsort
+    context, the device scratch sized for the largest sort so far, and its references to the
+    queue and its OpenCL context. With no argument: every context kept, the one for NumPy arrays
+    too. A sort running in another thread finishes first; the next sort makes a new context.
+
+    A context is made on a queue's first sort and kept for the next ones: for the last
+    ``KEPT_QUEUES`` queues that sorted (a sort on a ninth releases the context of the one used
+    longest ago), until this call, or until exit. clqsort cannot see a queue object go, so a
+    program that makes a queue per task and lets it go should call this when the task ends.
+    """
+    global _numpy_context
+    with _contexts_lock:
+        if queue is None:
+            gone = list(_contexts.values()) + ([_numpy_context] if _numpy_context is not None else [])
+            _contexts.clear()
+            _numpy_context = None
+        else:
+            c = _contexts.pop((queue.context.int_ptr, queue.int_ptr), None)
+            gone = [c] if c is not None else []
+    for c in gone:
+        _drop(c)
+
+
+atexit.register(release)
 
 
 # ---- arguments ------------------------------------------------------------------------------
@@ -171,6 +227,15 @@ def _element_offset(a: Any, what: str) -> int:
     return a.offset // a.dtype.itemsize
 
 
+def _buffer_of(a: Any, what: str) -> Any:
+    if a.base_data is None and a.size == 0:  # PyOpenCL allocates nothing for an empty array
+        return None
+    if not isinstance(a.base_data, _cl.MemoryObjectHolder):
+        raise TypeError(f"{what} lives in {type(a.base_data).__name__}, not in an OpenCL buffer; clqsort sorts "
+                        "arrays of buffers (not shared virtual memory)")
+    return a.base_data
+
+
 def _queue_of(a: Any, what: str) -> Any:
     if a.queue is None:
         raise ValueError(f"{what} has no queue; set its queue (a.with_queue(queue)) to sort it")
@@ -206,8 +271,9 @@ def sort(a: A, *, descending: bool = False) -> A:
     ``numpy.ndarray`` is left as it is and a sorted copy is returned, like ``numpy.sort``.
     ``descending=True`` sorts from largest to smallest. Floats: -0.0 before +0.0, NaNs last.
 
-    Raises TypeError (not an array of those dtypes), ValueError (not 1-D and contiguous, or more
-    than ``MAX_COUNT`` keys, or no queue) and clqsort.Error (the library failed).
+    Raises TypeError (not an array of those dtypes, or not in an OpenCL buffer), ValueError (not
+    1-D and contiguous, more than ``MAX_COUNT`` keys, or no queue) and clqsort.Error (the library
+    failed).
     """
     kind = _kind(a, "the array")
     key_type = _key_type(a.dtype, "the array")
@@ -216,18 +282,17 @@ def sort(a: A, *, descending: bool = False) -> A:
     if kind == "numpy":
         out = np.array(a, copy=True)
         if out.size >= 2:
-            c = _context_of_numpy()
-            with c.lock:
+            with _using(_context_of_numpy) as c:
                 c.check(_lib.sort_host(c.handle, out.ctypes.data, out.size, key_type, flags))
         return out
     queue = _queue_of(a, "the array")
+    buffer = _buffer_of(a, "the array")
     offset = _element_offset(a, "the array")
     if a.size < 2:
         return a
-    c = _context_of_queue(queue)
-    with c.lock:
+    with _using(lambda: _context_of_queue(queue)) as c:
         _wait(c, queue, (a,))
-        c.check(_lib.sort_at(c.handle, a.base_data.int_ptr, offset, a.size, key_type, flags))
+        c.check(_lib.sort_at(c.handle, buffer.int_ptr, offset, a.size, key_type, flags))
         _mark(c, (a,))
     return a
 
@@ -240,8 +305,9 @@ def sort_by_key(keys: A, values: A, *, descending: bool = False) -> Tuple[A, A]:
     keys' queue and returned; NumPy arrays are left as they are and sorted copies are returned.
     Values of equal keys come out in no promised order.
 
-    Raises TypeError (kinds or dtypes), ValueError (shape, lengths that differ, contexts that
-    differ, too many keys) and clqsort.Error.
+    Raises TypeError (kinds or dtypes, arrays not in OpenCL buffers), ValueError (shape, lengths
+    that differ, contexts that differ, keys and values overlapping in one buffer, too many keys)
+    and clqsort.Error.
     """
     kind = _kind(keys, "keys")
     if _kind(values, "values") != kind:
@@ -257,21 +323,24 @@ def sort_by_key(keys: A, values: A, *, descending: bool = False) -> Tuple[A, A]:
     if kind == "numpy":
         k, v = np.array(keys, copy=True), np.array(values, copy=True)
         if k.size >= 2:
-            c = _context_of_numpy()
-            with c.lock:
+            with _using(_context_of_numpy) as c:
                 c.check(_lib.sort_pairs_host(c.handle, k.ctypes.data, v.ctypes.data, k.size, key_type, value_size,
                                              flags))
         return k, v
     if keys.context.int_ptr != values.context.int_ptr:
         raise ValueError("keys and values belong to different OpenCL contexts")
     queue = _queue_of(keys, "keys")
+    kbuf, vbuf = _buffer_of(keys, "keys"), _buffer_of(values, "values")
     koff, voff = _element_offset(keys, "keys"), _element_offset(values, "values")
+    if (keys.size and kbuf.int_ptr == vbuf.int_ptr and keys.offset < values.offset + values.nbytes
+            and values.offset < keys.offset + keys.nbytes):
+        raise ValueError(f"keys (bytes {keys.offset}..{keys.offset + keys.nbytes}) and values (bytes "
+                         f"{values.offset}..{values.offset + values.nbytes}) overlap in one buffer")
     if keys.size < 2:
         return keys, values
-    c = _context_of_queue(queue)
-    with c.lock:
+    with _using(lambda: _context_of_queue(queue)) as c:
         _wait(c, queue, (keys, values))
-        c.check(_lib.sort_pairs_at(c.handle, keys.base_data.int_ptr, koff, values.base_data.int_ptr, voff, keys.size,
+        c.check(_lib.sort_pairs_at(c.handle, kbuf.int_ptr, koff, vbuf.int_ptr, voff, keys.size,
                                    key_type, value_size, flags))
         _mark(c, (keys, values))
     return keys, values
@@ -289,6 +358,7 @@ def argsort(a: A, *, descending: bool = False) -> A:
     if kind == "numpy":
         return sort_by_key(a, np.arange(a.size, dtype=np.uint32), descending=descending)[1]
     queue = _queue_of(a, "the array")
+    _buffer_of(a, "the array")
     positions = _cla.arange(queue, a.size, dtype=np.uint32)
     sort_by_key(a.copy(queue=queue), positions, descending=descending)
     return positions

@@ -5,6 +5,7 @@ and against the documented order written here apart from the library (a sort key
 bits: -0.0 before +0.0, every NaN last) together with the bit patterns of the input (a
 permutation, NaN payloads and signed zeros kept).
 """
+import gc
 import os
 import re
 import threading
@@ -253,6 +254,81 @@ def test_pyopencl_threads_share_a_queue(queue):
     assert not errors, errors
 
 
+# ---- contexts: kept per queue, released with release() or once their queue is gone ---------------
+
+
+def test_contexts_released(queue):
+    """Contexts kept for the last KEPT_QUEUES queues, the least recently used released first;
+    release(queue) and release() give them back, and the next sort makes a new one."""
+    a = np.arange(3000, 0, -1, dtype=np.uint32)
+
+    def sort_on(q):
+        d = cla.to_device(q, a)
+        clqsort.sort(d)
+        check_sorted(d.get(), a)
+        return q.context.int_ptr, q.int_ptr
+
+    clqsort.release()
+    assert not clqsort._contexts
+    queues = [cl.CommandQueue(queue.context) for _ in range(clqsort.KEPT_QUEUES + 3)]
+    keys = [sort_on(q) for q in queues[: clqsort.KEPT_QUEUES]]
+    sort_on(queues[0])  # now the most recently used
+    keys += [sort_on(q) for q in queues[clqsort.KEPT_QUEUES:]]
+    # q1, q2 and q3 were used longest ago when q8, q9 and q10 came
+    assert list(clqsort._contexts) == keys[4:8] + [keys[0]] + keys[8:], \
+        "more contexts kept than KEPT_QUEUES, or the wrong ones released"
+    assert len(clqsort._contexts) == clqsort.KEPT_QUEUES
+    clqsort.release(queues[0])
+    assert keys[0] not in clqsort._contexts and len(clqsort._contexts) == clqsort.KEPT_QUEUES - 1
+    sort_on(queues[0])  # a new context after a release
+    sort_on(queues[1])  # released by the bound before: made again
+    clqsort.release()
+    assert not clqsort._contexts
+    check_sorted(clqsort.sort(a), a)  # the NumPy context is made again too
+    sort_on(queue)
+
+
+def test_release_while_another_thread_sorts(queue):
+    """release() from one thread while another sorts on that queue: the sort finishes first, and
+    the next one makes a new context; every result right."""
+    a = np.random.default_rng(7).integers(0, 2**32, 50_000, dtype=np.uint32)
+    errors, stop = [], threading.Event()
+
+    def run():
+        try:
+            while not stop.is_set():
+                check_sorted(clqsort.sort(cla.to_device(queue, a)).get(), a)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+    for _ in range(20):
+        clqsort.release(queue)
+        time.sleep(0.005)
+    stop.set()
+    t.join()
+    assert not errors, errors
+
+
+def test_release_between_lookup_and_sort(queue, monkeypatch):
+    """The narrow case of the test above, made certain: the context is released after a call
+    looked it up and before it locked it; the call makes a new one instead of using the old."""
+    lookup, released = clqsort._context_of_queue, []
+
+    def racing(q):
+        c = lookup(q)
+        if not released:
+            released.append(c)
+            clqsort.release(q)  # as if another thread's release() came now
+        return c
+
+    monkeypatch.setattr(clqsort, "_context_of_queue", racing)
+    a = np.random.default_rng(3).integers(0, 2**32, 5000, dtype=np.uint32)
+    check_sorted(clqsort.sort(cla.to_device(queue, a)).get(), a)
+    assert released and released[0].handle is None
+
+
 # ---- errors: named, and raised before any data is touched -------------------------------------
 
 
@@ -297,6 +373,26 @@ def test_errors_values(queue):
     d2 = cla.to_device(queue, np.zeros((2, 2), np.float64))
     with pytest.raises(ValueError, match="2-dimensional"):
         clqsort.sort(d2)
+    d = cla.to_device(queue, np.arange(20, 0, -1, dtype=np.uint32))
+    for k, v in ((d, d), (d[0:10], d[5:15]), (d[5:15], d[0:10])):
+        with pytest.raises(ValueError, match="overlap in one buffer"):
+            clqsort.sort_by_key(k, v)
+    assert np.array_equal(d.get(), np.arange(20, 0, -1)), "a refused call changed the keys"
+    clqsort.sort_by_key(d[0:10], d[10:20])  # one buffer, apart: allowed
+    check_sorted(d[0:10].get(), np.arange(20, 10, -1, dtype=np.uint32))
+
+
+def test_errors_svm(queue):
+    """Arrays in shared virtual memory are not buffers: TypeError, before anything runs."""
+    if not cl.get_cl_header_version() >= (2, 0) or not (queue.device.svm_capabilities
+                                                         & cl.device_svm_capabilities.COARSE_GRAIN_BUFFER):
+        pytest.skip("the device has no shared virtual memory")
+    alloc = cl.tools.SVMAllocator(queue.context, flags=cl.svm_mem_flags.READ_WRITE, queue=queue)
+    a = cla.to_device(queue, np.arange(16, 0, -1, dtype=np.uint32), allocator=alloc)
+    for call in (clqsort.sort, clqsort.argsort):
+        with pytest.raises(TypeError, match="not in an OpenCL buffer"):
+            call(a)
+    assert np.array_equal(a.get(), np.arange(16, 0, -1))
 
 
 def test_library_error_carries_status_and_message(queue, monkeypatch):
