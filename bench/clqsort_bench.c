@@ -6,7 +6,8 @@
  * sorts width x height uint32 keys `iterations` times. Flags add sweeps:
  *   --n LIST       sizes, comma-separated, each a number or 2^k (replaces width x height)
  *   --dist LIST    distributions (uniform, gaussian, bucket, staggered, sorted, reverse, all-equal,
- *                  few-2, few-16, many-duplicates) or "all"; default uniform
+ *                  few-2, few-16, many-duplicates, power-law, upper-bits, sawtooth) or "all";
+ *                  default uniform
  *   --runs N       timed runs per case (default: iterations, 5)
  *   --warmup N     untimed runs first (default 1; the first also builds the kernels)
  *   --csv FILE     append one line per case

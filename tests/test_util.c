@@ -16,7 +16,7 @@ int tu_finish(const char *name)
 
 static const char *const names[TU_DIST_COUNT] = {
     "uniform", "gaussian", "bucket", "staggered", "sorted", "reverse", "all-equal", "few-2", "few-16",
-    "many-duplicates",
+    "many-duplicates", "power-law", "upper-bits", "sawtooth",
 };
 
 const char *tu_dist_name(tu_dist d) { return names[d]; }
@@ -97,6 +97,20 @@ void tu_generate(tu_dist d, uint32_t *keys, size_t n, uint64_t seed)
             keys[i] = vals[next(&s) % m];
         break;
     }
+    case TU_POWER_LAW: /* 2^32 u^8 for uniform u: half the keys below 2^24, a long thin tail */
+        for (size_t i = 0; i < n; i++) {
+            const double u = (double)(next(&s) >> 11) * 0x1p-53, u2 = u * u, u4 = u2 * u2;
+            keys[i] = (uint32_t)(u4 * u4 * 4294967295.0);
+        }
+        break;
+    case TU_UPPER_BITS: /* random upper 12 bits, the lower 20 zero: 4096 values far apart */
+        for (size_t i = 0; i < n; i++)
+            keys[i] = (uint32_t)next(&s) & 0xfff00000u;
+        break;
+    case TU_SAWTOOTH: /* ramps of 4099 keys over the whole range, with noise in the low byte */
+        for (size_t i = 0; i < n; i++)
+            keys[i] = (uint32_t)((i % 4099) * (0xffffffffull / 4099)) + (uint32_t)(next(&s) & 0xff);
+        break;
     case TU_MANY_DUPLICATES: /* about n/8 distinct values spread over the whole range */
     default: {
         uint64_t distinct = n / 8 + 1;

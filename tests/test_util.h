@@ -7,8 +7,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* atomic: test_threads checks from many threads at once */
+/* atomic: test_threads checks from many threads at once (C only: the CUB peer, C++, uses none) */
+#ifndef __cplusplus
 extern _Atomic int tu_passed, tu_failed;
+#endif
 
 /* Counts one assertion; prints a line for each failure. */
 #define CHECK(cond, ...)                                                                     \
@@ -28,7 +30,9 @@ int tu_finish(const char *name);
 
 typedef enum tu_dist {
     TU_UNIFORM, TU_GAUSSIAN, TU_BUCKET, TU_STAGGERED, TU_SORTED, TU_REVERSE, TU_ALL_EQUAL,
-    TU_FEW_2, TU_FEW_16, TU_MANY_DUPLICATES, TU_DIST_COUNT
+    TU_FEW_2, TU_FEW_16, TU_MANY_DUPLICATES,
+    /* inputs whose codes crowd into a small part of the range */
+    TU_POWER_LAW, TU_UPPER_BITS, TU_SAWTOOTH, TU_DIST_COUNT
 } tu_dist;
 
 const char *tu_dist_name(tu_dist d);
