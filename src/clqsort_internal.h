@@ -27,6 +27,9 @@ clqsort_status clq_fail_cl(clqsort_context *ctx, cl_int err, const char *call, c
 void clq_append(clqsort_context *ctx, const char *fmt, ...);
 clqsort_status clq_status_of_cl(cl_int err);
 const char *clq_cl_error_name(cl_int err);
+/* One clBuildProgram at a time in the process (src/context.c; why: src/program.c). */
+void clq_lock_builds(void);
+void clq_unlock_builds(void);
 /* Raises a clCreate* call that failed: an error code, or no object without one. */
 clqsort_status clq_check_created(clqsort_context *ctx, const void *object, cl_int err, const char *call,
                                  const char *what);

@@ -9,14 +9,18 @@
 
 #ifdef _WIN32
 #include <windows.h>
-static SRWLOCK discovery_lock = SRWLOCK_INIT;
+static SRWLOCK discovery_lock = SRWLOCK_INIT, build_lock = SRWLOCK_INIT;
 static void lock_discovery(void) { AcquireSRWLockExclusive(&discovery_lock); }
 static void unlock_discovery(void) { ReleaseSRWLockExclusive(&discovery_lock); }
+void clq_lock_builds(void) { AcquireSRWLockExclusive(&build_lock); }
+void clq_unlock_builds(void) { ReleaseSRWLockExclusive(&build_lock); }
 #else
 #include <pthread.h>
-static pthread_mutex_t discovery_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t discovery_lock = PTHREAD_MUTEX_INITIALIZER, build_lock = PTHREAD_MUTEX_INITIALIZER;
 static void lock_discovery(void) { pthread_mutex_lock(&discovery_lock); }
 static void unlock_discovery(void) { pthread_mutex_unlock(&discovery_lock); }
+void clq_lock_builds(void) { pthread_mutex_lock(&build_lock); }
+void clq_unlock_builds(void) { pthread_mutex_unlock(&build_lock); }
 #endif
 
 /* ---- host memory ----------------------------------------------------------------------------- */
