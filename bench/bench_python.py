@@ -83,15 +83,17 @@ def peers(queue, dtype, n):
     ctx = queue.context
     out = [("clqsort", "pyopencl", lambda src, work: device_runner(queue, src, work, clqsort.sort))]
 
-    def numpy_path(src, work):
-        host = src.get()
+    def host_runner(sort):  # a NumPy copy of the input, sorted by `sort` into a new array
+        def make(src, work):
+            host = src.get()
 
-        def run():
-            t0 = time.perf_counter()
-            r = clqsort.sort(host)
-            return time.perf_counter() - t0, r
-        return run
-    out.append(("clqsort", "numpy (copy, transfers included)", numpy_path))
+            def run():
+                t0 = time.perf_counter()
+                r = sort(host)
+                return time.perf_counter() - t0, r
+            return run
+        return make
+    out.append(("clqsort", "numpy (copy, transfers included)", host_runner(clqsort.sort)))
     if np.dtype(dtype) == np.uint32:
         from pyopencl.algorithm import RadixSort
         radix = RadixSort(ctx, "unsigned int *ary", key_expr="ary[i]", sort_arg_names=["ary"], key_dtype=np.uint32)
@@ -108,15 +110,7 @@ def peers(queue, dtype, n):
         out.append(("pyopencl.bitonic_sort.BitonicSort", "pyopencl",
                     lambda src, work: device_runner(queue, src, work, bitonic_call)))
 
-    def numpy_sort(src, work):
-        host = src.get()
-
-        def run():
-            t0 = time.perf_counter()
-            r = np.sort(host)
-            return time.perf_counter() - t0, r
-        return run
-    out.append(("numpy.sort", "numpy (host)", numpy_sort))
+    out.append(("numpy.sort", "numpy (host)", host_runner(np.sort)))
     return out
 
 
