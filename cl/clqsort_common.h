@@ -10,6 +10,8 @@
  *   CLQ_GQ_WG, CLQ_GQ_K   phase one: work-group size and keys per work-item (block = product)
  *   CLQ_GQ_COUNT_K        phase one: keys per work-item of the count pass (count unit = WG * it)
  *   CLQ_GQ_WAYS           phase one: most buckets one pass splits a sequence into (power of 2)
+ *   CLQ_LEVELS            phase one: most levels any input needs, at least
+ *                         ceil(CLQ_CODE_BITS / log2(CLQ_GQ_WAYS)) (relauncher.cl)
  *   CLQ_LQ_WG             phase two: work-group size
  *   CLQ_LQ_MAX            phase two: longest sequence sorted by one work-group in local memory
  *   CLQ_LQ_WAYS           phase two: most buckets a range is split into (power of 2)
@@ -22,8 +24,8 @@
  * keys and codes, so a run of equal keys can be rebuilt from its code without losing a bit
  * pattern. Pivots come from the code range [lo, hi] of a sequence, never from its keys: both
  * phases split a range into buckets of equal code width (gqsort.cl, lqsort.cl), so each split
- * takes at least one bit off the range, no input needs more than CLQ_CODE_BITS splits, and a
- * range with lo == hi is finished.
+ * takes at least one bit off the range and a range with lo == hi is finished. Phase one takes
+ * enough bits per level that no input needs more than CLQ_LEVELS levels (relauncher.cl).
  */
 
 /* ---- key types and codes ------------------------------------------------------------------ */
@@ -191,6 +193,7 @@ typedef char clq_check_bucket_size[(sizeof(clq_bucket) == CLQ_BUCKET_RECORD_BYTE
 typedef char clq_check_leaf_size[(sizeof(clq_leaf) == CLQ_LEAF_RECORD_BYTES(sizeof(clq_code))) ? 1 : -1];
 
 #define CLQ_GQ_BLOCK (CLQ_GQ_WG * CLQ_GQ_K)
+#define CLQ_GQ_WAYS_LOG2 (31u - (uint)clz((uint)CLQ_GQ_WAYS))
 
 #define CLQ_GQ_UNIT (CLQ_GQ_WG * CLQ_GQ_COUNT_K)
 /* ceil(len / size) without the overflow of len + size - 1 near 2^32 keys */
@@ -275,12 +278,25 @@ inline ulong clq_offset_at(__global const uint *status, uint word)
 #define CLQ_BUFFER_ARGS_AT(status)                                                                \
     keys + clq_offset_at(status, CLQ_ST_KEY_OFFSET), scratch, vals + clq_offset_at(status, CLQ_ST_VALUE_OFFSET), svals
 
+/* Prepares work list `parity` for the next level (relauncher.cl); run by one whole work-group of
+ * `wg` work-items, `scan_tmp` holding 2 * wg uints. The sort pass's last group calls it
+ * (gqsort.cl): kept out of line there on the host-loop path, since NVIDIA's compiler, inlining
+ * it, gave gqsort_kernel the registers of both and the sort pass ran 30 % slower on an H200
+ * (2^26 keys: 1.14 instead of 0.88 ms). On the device-enqueue path it stays inline: Intel's CPU
+ * runtime then allowed relauncher_kernel only 48 work-items per group. */
+#ifdef CLQ_DEVICE_ENQUEUE
+#define CLQ_RELAUNCHER_LINKAGE
+#else
+#define CLQ_RELAUNCHER_LINKAGE __attribute__((noinline))
+#endif
+CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
+                         __global clq_leaf *leaves, __global uint *status, uint parity, uint init,
+                         __local uint *scan_tmp, uint wg);
+
 #ifdef CLQ_DEVICE_ENQUEUE
 /* Device-side launches, defined in relauncher.cl (the kernels' bodies call them). */
 void clq_after_gqcount(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
                        __global clq_leaf *leaves, __global uint *status, uint parity);
-void clq_after_gqsort(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
-                      __global clq_leaf *leaves, __global uint *status, uint parity);
 void clq_enqueue_next(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
                       __global clq_leaf *leaves, __global uint *status, uint parity, uint nseq, uint units);
 #endif

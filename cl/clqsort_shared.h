@@ -23,7 +23,8 @@
 #define CLQ_ST_CUR_UNITS 11 /* count units (CLQ_GQ_COUNT_K keys per work-item) of the sequences */
 #define CLQ_ST_KEY_OFFSET 12   /* input, 2 words (low, high): the first key's element in its buffer */
 #define CLQ_ST_VALUE_OFFSET 14 /* input, 2 words: the first value's element in its buffer */
-#define CLQ_ST_WORDS 16
+#define CLQ_ST_SORT_GROUPS 16  /* groups of the sort pass done with the level (atomic ticket) */
+#define CLQ_ST_WORDS 17
 
 /* Error bits in status[CLQ_ST_ERROR]. */
 #define CLQ_ERR_SEQ_OVERFLOW 1u

@@ -20,13 +20,14 @@
  *                   them per bucket in local memory, reserves its space in every bucket with one
  *                   atomic add on the bucket record, groups the keys by bucket in local memory
  *                   and writes them to the other buffer in contiguous runs. The block with the
- *                   last ticket clears the bucket records for the next level.
+ *                   last ticket clears the bucket records for the next level, and the group
+ *                   that finishes last prepares the next level's work list (relauncher.cl).
  * No group reads keys another group wrote in the same launch: what the last group needs comes
  * through atomics on the records.
  *
  * Depth: a child's range is narrower than 2^shift, and shift is the parent's range width in
- * bits minus w, so each level takes at least one bit off every range (w bits while the range is
- * wide); a range with lo == hi is finished. No input needs more than CLQ_CODE_BITS levels.
+ * bits minus w, so each level takes w bits off every range; a range with lo == hi is finished.
+ * relauncher.cl chooses w so that no input needs more than CLQ_LEVELS levels.
  */
 
 /* Where a finished bucket goes, decided by the one work-item that owns it (no barrier inside):
@@ -157,6 +158,11 @@ inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local 
 typedef struct clq_count_local {
     uint count[CLQ_GQ_WAYS];
     clq_code not_min[CLQ_GQ_WAYS], max[CLQ_GQ_WAYS]; /* ~min, so that 0 means "none" for both */
+    /* the last block's view of the whole sequence (clq_emit_children) */
+    uint first[CLQ_GQ_WAYS];       /* where each bucket starts in the sequence */
+    uint small_index[CLQ_GQ_WAYS]; /* a short bucket's place among the short buckets */
+    uint small_chunk[CLQ_GQ_WAYS]; /* by that place: the short bucket's record key */
+    uint small_bucket[CLQ_GQ_WAYS]; /* by that place: the bucket */
     uint scan_tmp[2 * CLQ_GQ_WG];
     uint nonempty, last;
 } clq_count_local;
@@ -168,39 +174,84 @@ inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code 
     clq_gq_max(&lm->max[b], cmax);
 }
 
-/* The last block of a sequence: bucket counts -> offsets, buckets -> children. */
+/* The last block of a sequence: bucket counts -> offsets, buckets -> children.
+ * Short buckets (at most CLQ_LQ_MAX / 2 keys) that lie next to each other become one phase-two
+ * record together: those whose first key falls in the same chunk of CLQ_LQ_MAX / 2 positions of
+ * the sequence. Such a record holds fewer than CLQ_LQ_MAX keys, a sequence of len keys gives at
+ * most len / (CLQ_LQ_MAX / 2) + 1 of them (sort.c sizes the list by this), and a split into
+ * many buckets, as the depth bound asks for late levels, does not leave many tiny records. A
+ * long bucket lies between different chunks, so records never reach across one. */
 void clq_emit_children(__global clq_seq *next, __global clq_leaf *leaves, __global uint *status,
                        const clq_block *blk, __local clq_count_local *lm)
 {
     const uint lid = get_local_id(0);
+    const uint chunk = max(CLQ_LQ_MAX / 2u, 1u);
     __global clq_bucket *bk = blk->bk;
     if (lid == 0)
         lm->nonempty = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint b = lid; b < blk->ways; b += CLQ_GQ_WG)
-        if (clq_atomic_read_u32(&bk[b].count))
+    for (uint b = lid; b < blk->ways; b += CLQ_GQ_WG) {
+        const uint n = clq_atomic_read_u32(&bk[b].count);
+        lm->count[b] = n;
+        if (n) {
+            lm->not_min[b] = clq_atomic_read_max(&bk[b].not_min);
+            lm->max[b] = clq_atomic_read_max(&bk[b].max);
             clq_gq_add(&lm->nonempty, 1u);
+        }
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* one bucket holds every key: the keys stay where they are */
-    const uint stay = lm->nonempty == 1u;
-    uint offset = 0;
+
+    /* offsets, and the short buckets in order with their chunks */
+    uint offset = 0, nsmall = 0;
     for (uint b0 = 0; b0 < blk->ways; b0 += CLQ_GQ_WG) {
         const uint b = b0 + lid;
-        const uint n = b < blk->ways ? clq_atomic_read_u32(&bk[b].count) : 0u;
-        uint total;
+        const uint n = b < blk->ways ? lm->count[b] : 0u;
+        const uint small = n != 0u && n <= chunk;
+        uint total, total_small;
         const uint at = offset + clq_scan_exclusive(n, &total, lm->scan_tmp, CLQ_GQ_WG);
-        if (n) {
-            const clq_code lo = ~clq_atomic_read_max(&bk[b].not_min), hi = clq_atomic_read_max(&bk[b].max);
-            if (stay) {
-                bk[b].count = 0; /* the sort pass skips this sequence: clear its record now */
-                bk[b].not_min = 0;
-                bk[b].max = 0;
-            } else {
-                bk[b].count = at; /* from here on: where the bucket's keys start */
-            }
-            clq_emit_child(next, leaves, status, blk->start + at, n, lo, hi, stay ? blk->in_scratch : blk->in_scratch ^ 1u);
+        const uint i = nsmall + clq_scan_exclusive(small, &total_small, lm->scan_tmp, CLQ_GQ_WG);
+        if (b < blk->ways) {
+            lm->first[b] = at;
+            lm->small_index[b] = i;
+        }
+        if (small) {
+            lm->small_chunk[i] = at / chunk;
+            lm->small_bucket[i] = b;
         }
         offset += total;
+        nsmall += total_small;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* one bucket holds every key: the keys stay where they are */
+    const uint stay = lm->nonempty == 1u;
+    const uint in_scratch = stay ? blk->in_scratch : blk->in_scratch ^ 1u;
+    for (uint b = lid; b < blk->ways; b += CLQ_GQ_WG) {
+        const uint n = lm->count[b], at = lm->first[b];
+        if (!n)
+            continue;
+        if (stay) {
+            bk[b].count = 0; /* the sort pass skips this sequence: clear its record now */
+            bk[b].not_min = 0;
+            bk[b].max = 0;
+        } else {
+            bk[b].count = at; /* from here on: where the bucket's keys start */
+        }
+        const clq_code lo = ~lm->not_min[b];
+        if (n > chunk) {
+            clq_emit_child(next, leaves, status, blk->start + at, n, lo, lm->max[b], in_scratch);
+            continue;
+        }
+        /* the first short bucket of its chunk emits the record of all of them */
+        const uint i = lm->small_index[b], c = lm->small_chunk[i];
+        if (i > 0 && lm->small_chunk[i - 1] == c)
+            continue;
+        uint j = i;
+        while (j + 1 < nsmall && lm->small_chunk[j + 1] == c)
+            j++;
+        const uint e = lm->small_bucket[j];
+        clq_emit_child(next, leaves, status, blk->start + at, lm->first[e] + lm->count[e] - at, lo, lm->max[e],
+                       in_scratch);
     }
     if (lid == 0) {
         blk->seq->stay = stay;
@@ -302,7 +353,6 @@ typedef struct clq_gq_local {
 void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool, __global clq_leaf *leaves,
                      __global uint *status, uint parity, __local clq_gq_local *lm)
 {
-    (void)leaves;
     const uint lid = get_local_id(0);
     __global clq_seq *cur = lists + (size_t)parity * status[CLQ_ST_SEQ_CAP];
     const uint nseq = status[CLQ_ST_CUR_SEQS];
@@ -381,9 +431,15 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-#ifdef CLQ_DEVICE_ENQUEUE
-    clq_after_gqsort(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity);
-#endif
+
+    /* The group that finishes last prepares the next level. Every other group has read this
+     * level's status words before its ticket, and the relauncher needs nothing this launch wrote:
+     * the children came from the count pass. */
+    if (clq_last_ticket(&status[CLQ_ST_SORT_GROUPS], (uint)get_num_groups(0), &lm->last, 0u, lm->scan_tmp)) {
+        if (lid == 0)
+            status[CLQ_ST_SORT_GROUPS] = 0;
+        clq_relauncher_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity ^ 1u, 0u, lm->scan_tmp, CLQ_GQ_WG);
+    }
 }
 
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))

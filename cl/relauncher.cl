@@ -2,44 +2,53 @@
  * relauncher.cl - the bookkeeping between phase-one passes, run by one work-group.
  *
  * The count pass of a level (gqcount_kernel) appends the children that still need phase one to
- * the next work list (and the short ones to the phase-two list). relauncher_kernel turns that
- * list into the current one: it cuts every sequence into count units and blocks and gives it
+ * the next work list (and the short ones to the phase-two list). The last work-group of the
+ * level's sort pass (gqsort_kernel) then runs clq_relauncher_body, which turns that list into
+ * the current one: it cuts every sequence into count units and blocks and gives it
  * its buckets in the pool (scans of the unit, block and bucket counts give each sequence its
  * first unit, block and bucket), resets the sequence's tickets and publishes the sequence, unit
  * and block counts for the next level.
- * With `init` set it first emits the root sequence of status[CLQ_ST_COUNT] keys.
+ * relauncher_kernel runs it once per sort, with `init` set: it first emits the root sequence of
+ * status[CLQ_ST_COUNT] keys.
  *
- * The host loop launches it after every level and reads a few status words back now and then.
- * On the OpenCL 2.0 path it also launches the next kernel itself (gqcount_kernel over all
+ * The host loop enqueues every level at once and reads the status words once, after phase two.
+ * On the OpenCL 2.0 path the body also launches the next kernel itself (gqcount_kernel over all
  * count units, or lqsort_kernel once no long sequence is left), so the recursion stays on the
  * device.
  */
 
-typedef struct clq_rl_local {
-    uint scan_tmp[2 * CLQ_RL_WG];
-} clq_rl_local;
-
-/* Buckets for a sequence of len > CLQ_LQ_MAX keys whose codes span `width` + 1 values: enough
- * that uniform keys leave children of about CLQ_LQ_MAX / 2 keys, at most CLQ_GQ_WAYS, and no
- * more than the range has values. */
-inline uint clq_ways_log2(uint len, clq_code width)
+/* Buckets for a sequence of len > CLQ_LQ_MAX keys whose codes span `width` + 1 values, split at
+ * phase-one level `level` (1 for the root): 2^w of them, w <= CLQ_GQ_WAYS_LOG2 and no more bits
+ * than the range has. By length, enough that uniform keys leave children of about
+ * CLQ_LQ_MAX / 2 keys. By depth, at least enough bits that what is left of the range fits the
+ * levels after this one at CLQ_GQ_WAYS_LOG2 bits each: a range enters level i at most
+ * CLQ_GQ_WAYS_LOG2 * (CLQ_LEVELS - i + 1) bits wide (true at level 1, since CLQ_LEVELS *
+ * CLQ_GQ_WAYS_LOG2 >= CLQ_CODE_BITS, and kept by every split, as a child's range is narrower
+ * than 2^shift), so every range left after level CLQ_LEVELS is a single code and no input
+ * needs more than CLQ_LEVELS levels. */
+inline uint clq_ways_log2(uint len, clq_code width, uint level)
 {
     const uint parts = (len - 1u) / max(CLQ_LQ_MAX / 2u, 1u) + 1u;
     const uint width_bits = CLQ_CODE_BITS - (uint)clz(width);
     uint w = 1;
-    while ((1u << w) < parts && (1u << w) < CLQ_GQ_WAYS)
+    while ((1u << w) < parts && w < CLQ_GQ_WAYS_LOG2)
         w++;
+    const uint later = CLQ_GQ_WAYS_LOG2 * (CLQ_LEVELS - min(level, (uint)CLQ_LEVELS));
+    if (width_bits > later)
+        w = max(w, min(width_bits - later, (uint)CLQ_GQ_WAYS_LOG2));
     return min(w, width_bits);
 }
 
-void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
-                         __global clq_leaf *leaves, __global uint *status, uint parity, uint init,
-                         __local clq_rl_local *lm)
+CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists,
+                                                __global clq_bucket *pool, __global clq_leaf *leaves,
+                                                __global uint *status, uint parity, uint init,
+                                                __local uint *scan_tmp, uint wg)
 {
     (void)pool;
     const uint lid = get_local_id(0);
     const uint seq_cap = status[CLQ_ST_SEQ_CAP];
     __global clq_seq *list = lists + (size_t)parity * seq_cap;
+    const uint level = status[CLQ_ST_LEVELS] + 1u; /* the level this list is prepared for */
 
     if (init) {
         const uint n = status[CLQ_ST_COUNT];
@@ -50,19 +59,19 @@ void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global cl
 
     uint nseq = min(status[CLQ_ST_NEXT_SEQS], seq_cap);
     uint blocks = 0, units = 0, buckets = 0;
-    for (uint base = 0; base < nseq; base += CLQ_RL_WG) {
+    for (uint base = 0; base < nseq; base += wg) {
         const uint i = base + lid;
         uint nb = 0, nu = 0, w = 0;
         if (i < nseq) {
             nb = clq_blocks_of(list[i].len);
             nu = clq_units_of(list[i].len);
-            w = clq_ways_log2(list[i].len, list[i].hi - list[i].lo);
+            w = clq_ways_log2(list[i].len, list[i].hi - list[i].lo, level);
         }
         uint total_blocks, total_units, total_buckets;
-        const uint first_block = blocks + clq_scan_exclusive(nb, &total_blocks, lm->scan_tmp, CLQ_RL_WG);
-        const uint first_unit = units + clq_scan_exclusive(nu, &total_units, lm->scan_tmp, CLQ_RL_WG);
+        const uint first_block = blocks + clq_scan_exclusive(nb, &total_blocks, scan_tmp, wg);
+        const uint first_unit = units + clq_scan_exclusive(nu, &total_units, scan_tmp, wg);
         const uint first_bucket = buckets + clq_scan_exclusive(i < nseq ? 1u << w : 0u, &total_buckets,
-                                                                lm->scan_tmp, CLQ_RL_WG);
+                                                                scan_tmp, wg);
         if (i < nseq) {
             __global clq_seq *seq = list + i;
             const clq_code width = seq->hi - seq->lo;
@@ -86,8 +95,8 @@ void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global cl
             status[CLQ_ST_ERROR] |= CLQ_ERR_POOL_OVERFLOW;
             nseq = 0;
         }
-        if (nseq > 0 && ++status[CLQ_ST_LEVELS] > CLQ_CODE_BITS) {
-            status[CLQ_ST_ERROR] |= CLQ_ERR_DEPTH; /* cannot happen: each level narrows every range */
+        if (nseq > 0 && ++status[CLQ_ST_LEVELS] > CLQ_LEVELS) {
+            status[CLQ_ST_ERROR] |= CLQ_ERR_DEPTH; /* cannot happen: see clq_ways_log2 */
             nseq = 0;                              /* and the device-enqueue chain ends */
         }
         status[CLQ_ST_CUR_SEQS] = nseq;
@@ -102,16 +111,17 @@ void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global cl
 
 __kernel __attribute__((reqd_work_group_size(CLQ_RL_WG, 1, 1)))
 void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
-                       __global clq_leaf *leaves, __global uint *status, uint parity, uint init)
+                       __global clq_leaf *leaves, __global uint *status)
 {
-    __local clq_rl_local lm;
-    clq_relauncher_body(CLQ_BUFFER_ARGS_AT(status), lists, pool, leaves, status, parity, init, &lm);
+    __local uint scan_tmp[2 * CLQ_RL_WG];
+    clq_relauncher_body(CLQ_BUFFER_ARGS_AT(status), lists, pool, leaves, status, 0u, 1u, scan_tmp, CLQ_RL_WG);
 }
 
 #ifdef CLQ_DEVICE_ENQUEUE
 /* ---- device-side launches (OpenCL C 2.0) -------------------------------------------------
- * The chain: relauncher -> gqcount over all count units -> gqsort over all blocks -> relauncher
- * -> ... -> lqsort over all phase-two records. Every child is enqueued with
+ * The chain: relauncher -> gqcount over all count units -> gqsort over all blocks, whose last
+ * group prepares the next level as the relauncher does -> gqcount -> ... -> lqsort over all
+ * phase-two records. Every child is enqueued with
  * CLK_ENQUEUE_FLAGS_WAIT_KERNEL, so it starts once the kernel that enqueued it has finished and
  * its global writes are visible; the host's first relauncher_kernel completes only when the
  * whole chain has. Each block receives its
@@ -138,23 +148,6 @@ void clq_after_gqcount(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_
                                                      (local clq_gq_local *)lm);
                                  },
                                  (uint)sizeof(clq_gq_local));
-        clq_note_enqueue(status, err);
-    }
-}
-
-/* Called by every work-item at the end of a gqsort_kernel; one of them launches the relauncher
- * that prepares the list the level appended to. */
-void clq_after_gqsort(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
-                      __global clq_leaf *leaves, __global uint *status, uint parity)
-{
-    if (get_global_id(0) == 0) {
-        const uint next = parity ^ 1u;
-        int err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(CLQ_RL_WG, CLQ_RL_WG),
-                                 ^(local void *lm) {
-                                     clq_relauncher_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, next, 0u,
-                                                         (local clq_rl_local *)lm);
-                                 },
-                                 (uint)sizeof(clq_rl_local));
         clq_note_enqueue(status, err);
     }
 }

@@ -81,18 +81,20 @@ typedef struct clq_tuning {
     unsigned fill_chunk;  /* longest run of equal keys one phase-two record writes */
     unsigned rl_wg;       /* relauncher_kernel work-group size */
     unsigned groups_per_cu; /* host loop: work-groups launched per compute unit */
+    unsigned extra_levels;  /* phase-one levels beyond the fewest the depth bound allows, so that
+                             * early levels may split by length (clq_levels, relauncher.cl) */
 } clq_tuning;
 
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
  * arguments differ between launches exist once per value, with those arguments set at build
  * time: a launch then only sets buffer arguments. */
-enum { CLQ_KERNELS = 8 };
+enum { CLQ_KERNELS = 6 };
 typedef struct clq_kernel_desc {
     const char *name;
     int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two: the profile's rows */
     int work_lists; /* takes the work lists and the bucket pool among its buffers */
     int nscalars;
-    cl_uint scalars[2]; /* values of the arguments after the buffers (parity, init) */
+    cl_uint scalars[2]; /* values of the arguments after the buffers (parity) */
 } clq_kernel_desc;
 extern const clq_kernel_desc clq_kernel_table[CLQ_KERNELS];
 
@@ -102,7 +104,7 @@ typedef struct clq_program {
         struct {
             cl_kernel gqcount[2];    /* [parity]: count list `parity`'s buckets, append children to the other */
             cl_kernel gqsort[2];     /* [parity]: move list `parity`'s keys to their buckets */
-            cl_kernel relauncher[3]; /* [parity]: prepare list `parity`; [2]: emit the root into list 0 */
+            cl_kernel relauncher;    /* emit the root into list 0 and prepare it */
             cl_kernel lqsort;
         };
         cl_kernel all[CLQ_KERNELS]; /* the same, in the order of clq_kernel_table */
@@ -132,6 +134,7 @@ struct clqsort_context {
 
     /* scratch, grown on demand and kept for later sorts */
     cl_mem scratch, scratch_values, lists, pool, leaves, status, host_keys, host_values;
+    int pool_clear; /* the bucket pool is all zero: the last sort on it succeeded (sort.c) */
     size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, status_bytes, host_keys_bytes,
         host_values_bytes;
     cl_uint status_host[CLQ_ST_WORDS];
@@ -154,6 +157,9 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
 clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, clq_tuning *t);
 unsigned clq_key_bytes(clqsort_key_type type);
 unsigned clq_code_bits(clqsort_key_type type);
+/* Phase-one levels every sort of `code_bits`-bit codes finishes in: the host loop enqueues this
+ * many, and the kernels choose their splits so that none needs more (CLQ_LEVELS). */
+unsigned clq_levels(const clq_tuning *t, unsigned code_bits);
 
 /* program.c: the built program of a key type and order, built on first use. */
 clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int descending,

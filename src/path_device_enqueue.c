@@ -9,7 +9,7 @@
 
 clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan)
 {
-    CLQ_TRY(clq_launch(ctx, plan->prog, plan->prog->relauncher[2], 1, plan->prog->tuning.rl_wg));
+    CLQ_TRY(clq_launch(ctx, plan->prog, plan->prog->relauncher, 1, plan->prog->tuning.rl_wg));
     CLQ_TRY(clq_read_status(ctx, CLQ_ST_WORDS));
     ctx->stats.kernel_launches += ctx->status_host[CLQ_ST_LAUNCHES];
     return clq_finish_status(ctx, plan);

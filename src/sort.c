@@ -113,21 +113,21 @@ static clqsort_status check_buffers(clqsort_context *ctx, const clq_plan *plan, 
 
 /* Record capacities that no input can exceed:
  *  - a work list holds sequences longer than lq_max that do not overlap: at most n / (lq_max + 1);
- *  - a sequence of len keys gets at most max(2, 2 * ceil(2 len / lq_max)) < 4 len / lq_max + 2
- *    buckets (relauncher.cl), so one level's buckets number less than 6 n / lq_max + 2;
- *  - phase-two records: each count pass turns a bucket into at most one sort record or a run of
- *    equal keys, which becomes ceil(len / fill_chunk) fill records; a level has fewer buckets
- *    than the pool holds, and there are at most code_bits levels. Records never overlap, so
- *    there are also at most n of them. */
+ *  - each of them gets at most gq_ways buckets (relauncher.cl), which bounds the pool;
+ *  - phase-two records (gqsort.cl, clq_emit_children): a sequence of len keys has fewer than
+ *    len / half buckets of more than half = lq_max / 2 keys, each at most one record or a run
+ *    of equal keys, and its shorter buckets make at most len / half + 1 records; so a level
+ *    makes at most 2 n / half + nseq of them, besides the runs of equal keys, which become
+ *    ceil(len / fill_chunk) fill records and never overlap; there are at most clq_levels
+ *    levels. Records never overlap, so there are also at most n of them. */
 static void capacities(const clq_tuning *t, cl_ulong n, unsigned code_bits, cl_ulong *seq_cap, cl_ulong *pool_cap,
                        cl_ulong *leaf_cap)
 {
     *seq_cap = n / ((cl_ulong)t->lq_max + 1) + 1;
-    *pool_cap = 6 * (n / t->lq_max) + 2 * (cl_ulong)t->gq_ways + 2;
-    cl_ulong levels = code_bits;
-    if (n <= t->lq_max)
-        levels = 0; /* the root goes to phase two directly */
-    const cl_ulong leaves = *pool_cap * levels + n / t->fill_chunk + 2;
+    *pool_cap = *seq_cap * t->gq_ways;
+    const cl_ulong levels = n <= t->lq_max ? 0 : clq_levels(t, code_bits); /* short: one record */
+    const cl_ulong half = t->lq_max / 2 ? t->lq_max / 2 : 1;
+    const cl_ulong leaves = levels * (2 * (n / half + 1) + *seq_cap) + n / t->fill_chunk + 2;
     *leaf_cap = leaves < n ? leaves : n;
 }
 
@@ -199,6 +199,8 @@ static clqsort_status grow(clqsort_context *ctx, const scratch_request *r)
         *r->have = 0;
         CLQ_CL(ctx, r->what, clReleaseMemObject, (old));
     }
+    if (r->buf == &ctx->pool)
+        ctx->pool_clear = 0;
     cl_int err;
     *r->buf = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, r->bytes, NULL, &err);
     char what[96];
@@ -292,12 +294,15 @@ clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
     st[CLQ_ST_VALUE_OFFSET + 1] = (cl_uint)(plan->value_offset >> 32);
     CLQ_CL(ctx, "status words", clEnqueueWriteBuffer,
            (ctx->queue, ctx->status, CL_FALSE, 0, sizeof ctx->status_host, st, 0, NULL, NULL));
-    /* the kernels leave every bucket record they use cleared, but a sort that failed half-way
-     * would not; clearing the pool every time keeps each sort independent */
-    const cl_uint zero = 0;
-    CLQ_CL(ctx, "bucket pool", clEnqueueFillBuffer,
-           (ctx->queue, ctx->pool, &zero, sizeof zero, 0,
-            (size_t)plan->pool_cap * CLQ_BUCKET_RECORD_BYTES(plan->code_bits / 8), 0, NULL, NULL));
+    /* The kernels leave every bucket record they use cleared, but a sort that failed half-way
+     * would not, nor is a new buffer clear: the pool is cleared whole unless the last sort on it
+     * succeeded, which keeps each sort independent without clearing it every time. */
+    if (!ctx->pool_clear) {
+        const cl_uint zero = 0;
+        CLQ_CL(ctx, "bucket pool", clEnqueueFillBuffer,
+               (ctx->queue, ctx->pool, &zero, sizeof zero, 0, ctx->pool_bytes, 0, NULL, NULL));
+    }
+    ctx->pool_clear = 0; /* until this sort succeeds */
     return CLQSORT_SUCCESS;
 }
 
@@ -354,7 +359,9 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
 
     clqsort_status s = ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, plan)
                                                                  : clq_run_host_loop(ctx, plan);
-    if (s != CLQSORT_SUCCESS) {
+    if (s == CLQSORT_SUCCESS)
+        ctx->pool_clear = 1; /* every kernel that used a bucket record cleared it */
+    else {
         /* nothing of this sort may run on after it returns; the first failure is the message */
         (void)clFinish(ctx->queue);
         clq_append(ctx, "; the keys may have changed");

@@ -21,18 +21,19 @@ typedef struct tuning_entry {
 
 /* First match wins. Sizes are for 4-byte keys; fit_to_device() shrinks them where local memory
  * or work-group limits demand (8-byte keys, small devices).
- *   gq_wg gq_k gq_ways gq_count_k lq_wg lq_ways lq_max lq_small fill_chunk rl_wg groups_per_cu */
+ *   gq_wg gq_k gq_ways gq_count_k lq_wg lq_ways lq_max lq_small fill_chunk rl_wg groups_per_cu
+ *   extra_levels */
 static const tuning_entry table[] = {
     /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys */
-    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 64, 256, 512, 4096, 32, 16384, 256, 16}},
-    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 32, 256, 256, 2048, 32, 16384, 256, 8}},
+    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 64, 256, 512, 4096, 32, 16384, 256, 16, 1}},
+    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 32, 256, 256, 2048, 32, 16384, 256, 8, 1}},
     /* CPUs: a work-group runs on one core, so both phases run best as one work-item per group,
      * counting with plain increments instead of local atomics. pocl 3.1, 2 cores, 2^22 keys:
      * 60 ms (16-item groups in phase one: 172 ms). Intel's CPU runtime 2026.2, same cores:
      * 2^24 keys in 345 ms (device enqueue) and 353 ms (host loop); its vectorized 64-item
      * groups took 1527 and 646 ms, and at 2^20 103 and 29 ms instead of 18 and 16. */
-    {CL_DEVICE_TYPE_CPU, "", {1, 2048, 64, 16384, 1, 512, 4096, 32, 16384, 64, 8}},
-    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 16, 64, 128, 1024, 32, 8192, 64, 4}},
+    {CL_DEVICE_TYPE_CPU, "", {1, 2048, 64, 16384, 1, 512, 4096, 32, 16384, 64, 8, 1}},
+    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 16, 64, 128, 1024, 32, 8192, 64, 4, 1}},
 };
 
 static int vendor_matches(const char *vendor, const char *want)
@@ -58,9 +59,9 @@ static unsigned floor_pow2(size_t v)
 /* the larger of gqcount_kernel's and gqsort_kernel's local memory (gqsort.cl), codes <= 8 bytes */
 static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
 {
-    /* per bucket: count and two codes (count pass), count and target (sort pass); the scan
+    /* per bucket: five uints and two codes (count pass), count and target (sort pass); the scan
      * takes two uints per work-item */
-    const cl_ulong count = (cl_ulong)t->gq_ways * (4 + 2 * 8) + 8ull * t->gq_wg + 64;
+    const cl_ulong count = (cl_ulong)t->gq_ways * (5 * 4 + 2 * 8) + 8ull * t->gq_wg + 64;
     const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * kb + 8ull * t->gq_ways + 8ull * t->gq_wg + 64;
     return count > sort ? count : sort;
 }
@@ -114,6 +115,16 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->fill_chunk = 1;
     if (t->groups_per_cu < 1)
         t->groups_per_cu = 1;
+    if (t->extra_levels > 64)
+        t->extra_levels = 64;
+}
+
+unsigned clq_levels(const clq_tuning *t, unsigned code_bits)
+{
+    unsigned ways_log2 = 0;
+    while ((2u << ways_log2) <= t->gq_ways)
+        ways_log2++;
+    return (code_bits + ways_log2 - 1) / ways_log2 + t->extra_levels;
 }
 
 void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *out)
@@ -139,13 +150,14 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
     const char *env = getenv("CLQSORT_TUNING");
     if (!env || !*env)
         return CLQSORT_SUCCESS;
-    struct { const char *name; unsigned *field; int pow2; } fields[] = {
+    struct { const char *name; unsigned *field; int pow2; } fields[] = { /* pow2 -1: 0 allowed */
         {"gq_wg", &t->gq_wg, 1},         {"gq_k", &t->gq_k, 0},
         {"gq_ways", &t->gq_ways, 1},     {"gq_count_k", &t->gq_count_k, 0},
         {"lq_wg", &t->lq_wg, 1},
         {"lq_ways", &t->lq_ways, 1},     {"lq_max", &t->lq_max, 0},
         {"lq_small", &t->lq_small, 0},   {"fill_chunk", &t->fill_chunk, 0},
         {"rl_wg", &t->rl_wg, 1},         {"groups_per_cu", &t->groups_per_cu, 0},
+        {"extra_levels", &t->extra_levels, -1},
     };
     const char *p = env;
     while (*p) {
@@ -161,7 +173,8 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
                 break;
         char *stop;
         unsigned long v = strtoul(eq + 1, &stop, 10);
-        if (i == nf || stop != end || v == 0 || v > (1ul << 20) || (fields[i].pow2 && !is_pow2((unsigned)v)))
+        if (i == nf || stop != end || (v == 0 && fields[i].pow2 >= 0) || v > (1ul << 20) ||
+            (fields[i].pow2 > 0 && !is_pow2((unsigned)v)))
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION,
                             "CLQSORT_TUNING=\"%s\": unknown name or bad value near \"%.*s\" (work-group "
                             "sizes are powers of two, values 1..2^20)",
