@@ -10,8 +10,6 @@
  *   CLQ_GQ_WG, CLQ_GQ_K   phase one: work-group size and keys per work-item (block = product)
  *   CLQ_GQ_COUNT_K        phase one: keys per work-item of the count pass (count unit = WG * it)
  *   CLQ_GQ_WAYS           phase one: most buckets one pass splits a sequence into (power of 2)
- *   CLQ_LEVELS            phase one: most levels any input needs, at least
- *                         ceil(CLQ_CODE_BITS / log2(CLQ_GQ_WAYS)) (relauncher.cl)
  *   CLQ_LQ_WG             phase two: work-group size
  *   CLQ_LQ_MAX            phase two: longest sequence sorted by one work-group in local memory
  *   CLQ_LQ_WAYS           phase two: most buckets a range is split into (power of 2)
@@ -25,7 +23,8 @@
  * pattern. Pivots come from the code range [lo, hi] of a sequence, never from its keys: both
  * phases split a range into buckets of equal code width (gqsort.cl, lqsort.cl), so each split
  * takes at least one bit off the range and a range with lo == hi is finished. Phase one takes
- * enough bits per level that no input needs more than CLQ_LEVELS levels (relauncher.cl).
+ * enough bits per level that no input needs more than the levels the host enqueues
+ * (status[CLQ_ST_MAX_LEVELS], relauncher.cl).
  */
 
 /* ---- key types and codes ------------------------------------------------------------------ */

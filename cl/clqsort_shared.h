@@ -24,7 +24,8 @@
 #define CLQ_ST_KEY_OFFSET 12   /* input, 2 words (low, high): the first key's element in its buffer */
 #define CLQ_ST_VALUE_OFFSET 14 /* input, 2 words: the first value's element in its buffer */
 #define CLQ_ST_SORT_GROUPS 16  /* groups of the sort pass done with the level (atomic ticket) */
-#define CLQ_ST_WORDS 17
+#define CLQ_ST_MAX_LEVELS 17   /* input: phase-one levels the sort must finish in (clq_levels) */
+#define CLQ_ST_WORDS 18
 
 /* Error bits in status[CLQ_ST_ERROR]. */
 #define CLQ_ERR_SEQ_OVERFLOW 1u

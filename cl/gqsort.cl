@@ -27,7 +27,7 @@
  *
  * Depth: a child's range is narrower than 2^shift, and shift is the parent's range width in
  * bits minus w, so each level takes w bits off every range; a range with lo == hi is finished.
- * relauncher.cl chooses w so that no input needs more than CLQ_LEVELS levels.
+ * relauncher.cl chooses w so that no input needs more than status[CLQ_ST_MAX_LEVELS] levels.
  */
 
 /* Where a finished bucket goes, decided by the one work-item that owns it (no barrier inside):

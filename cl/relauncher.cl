@@ -18,22 +18,22 @@
  */
 
 /* Buckets for a sequence of len > CLQ_LQ_MAX keys whose codes span `width` + 1 values, split at
- * phase-one level `level` (1 for the root): 2^w of them, w <= CLQ_GQ_WAYS_LOG2 and no more bits
- * than the range has. By length, enough that uniform keys leave children of about
- * CLQ_LQ_MAX / 2 keys. By depth, at least enough bits that what is left of the range fits the
- * levels after this one at CLQ_GQ_WAYS_LOG2 bits each: a range enters level i at most
- * CLQ_GQ_WAYS_LOG2 * (CLQ_LEVELS - i + 1) bits wide (true at level 1, since CLQ_LEVELS *
- * CLQ_GQ_WAYS_LOG2 >= CLQ_CODE_BITS, and kept by every split, as a child's range is narrower
- * than 2^shift), so every range left after level CLQ_LEVELS is a single code and no input
- * needs more than CLQ_LEVELS levels. */
-inline uint clq_ways_log2(uint len, clq_code width, uint level)
+ * phase-one level `level` (1 for the root) of a sort of at most `levels` levels
+ * (status[CLQ_ST_MAX_LEVELS], at least ceil(CLQ_CODE_BITS / CLQ_GQ_WAYS_LOG2)): 2^w of them,
+ * w <= CLQ_GQ_WAYS_LOG2 and no more bits than the range has. By length, enough that uniform
+ * keys leave children of about CLQ_LQ_MAX / 2 keys. By depth, at least enough bits that what is
+ * left of the range fits the levels after this one at CLQ_GQ_WAYS_LOG2 bits each: a range
+ * enters level i at most CLQ_GQ_WAYS_LOG2 * (levels - i + 1) bits wide (true at level 1, and
+ * kept by every split, as a child's range is narrower than 2^shift), so every range left after
+ * level `levels` is a single code and no input needs more levels. */
+inline uint clq_ways_log2(uint len, clq_code width, uint level, uint levels)
 {
     const uint parts = (len - 1u) / max(CLQ_LQ_MAX / 2u, 1u) + 1u;
     const uint width_bits = CLQ_CODE_BITS - (uint)clz(width);
     uint w = 1;
     while ((1u << w) < parts && w < CLQ_GQ_WAYS_LOG2)
         w++;
-    const uint later = CLQ_GQ_WAYS_LOG2 * (CLQ_LEVELS - min(level, (uint)CLQ_LEVELS));
+    const uint later = CLQ_GQ_WAYS_LOG2 * (levels - min(level, levels));
     if (width_bits > later)
         w = max(w, min(width_bits - later, (uint)CLQ_GQ_WAYS_LOG2));
     return min(w, width_bits);
@@ -49,6 +49,7 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
     const uint seq_cap = status[CLQ_ST_SEQ_CAP];
     __global clq_seq *list = lists + (size_t)parity * seq_cap;
     const uint level = status[CLQ_ST_LEVELS] + 1u; /* the level this list is prepared for */
+    const uint levels = status[CLQ_ST_MAX_LEVELS];
 
     if (init) {
         const uint n = status[CLQ_ST_COUNT];
@@ -65,7 +66,7 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
         if (i < nseq) {
             nb = clq_blocks_of(list[i].len);
             nu = clq_units_of(list[i].len);
-            w = clq_ways_log2(list[i].len, list[i].hi - list[i].lo, level);
+            w = clq_ways_log2(list[i].len, list[i].hi - list[i].lo, level, levels);
         }
         uint total_blocks, total_units, total_buckets;
         const uint first_block = blocks + clq_scan_exclusive(nb, &total_blocks, scan_tmp, wg);
@@ -95,7 +96,7 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
             status[CLQ_ST_ERROR] |= CLQ_ERR_POOL_OVERFLOW;
             nseq = 0;
         }
-        if (nseq > 0 && ++status[CLQ_ST_LEVELS] > CLQ_LEVELS) {
+        if (nseq > 0 && ++status[CLQ_ST_LEVELS] > levels) {
             status[CLQ_ST_ERROR] |= CLQ_ERR_DEPTH; /* cannot happen: see clq_ways_log2 */
             nseq = 0;                              /* and the device-enqueue chain ends */
         }

@@ -82,7 +82,8 @@ typedef struct clq_tuning {
     unsigned rl_wg;       /* relauncher_kernel work-group size */
     unsigned groups_per_cu; /* host loop: work-groups launched per compute unit */
     unsigned extra_levels;  /* phase-one levels beyond the fewest the depth bound allows, so that
-                             * early levels may split by length (clq_levels, relauncher.cl) */
+                             * early levels may split by length (clq_levels, relauncher.cl); only
+                             * for sorts whose first split is by length narrower than gq_ways */
 } clq_tuning;
 
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
@@ -157,9 +158,10 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
 clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, clq_tuning *t);
 unsigned clq_key_bytes(clqsort_key_type type);
 unsigned clq_code_bits(clqsort_key_type type);
-/* Phase-one levels every sort of `code_bits`-bit codes finishes in: the host loop enqueues this
- * many, and the kernels choose their splits so that none needs more (CLQ_LEVELS). */
-unsigned clq_levels(const clq_tuning *t, unsigned code_bits);
+/* Phase-one levels a sort of `count` keys of `code_bits`-bit codes finishes in: the host loop
+ * enqueues this many, and the kernels choose their splits so that none needs more
+ * (status[CLQ_ST_MAX_LEVELS]). */
+unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count);
 
 /* program.c: the built program of a key type and order, built on first use. */
 clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int descending,
@@ -175,6 +177,7 @@ typedef struct clq_plan {
     cl_uint count;
     cl_uint seq_cap, pool_cap, leaf_cap;
     unsigned code_bits;
+    unsigned levels; /* clq_levels: phase-one levels enqueued (host loop) and allowed */
 } clq_plan;
 clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan);
 clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan);

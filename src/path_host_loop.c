@@ -35,8 +35,7 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
     size_t lq_groups = plan->leaf_cap < resident ? plan->leaf_cap : resident;
 
     CLQ_TRY(clq_launch(ctx, p, p->relauncher, 1, t->rl_wg));
-    const unsigned levels = plan->count > t->lq_max ? clq_levels(t, plan->code_bits) : 0u;
-    for (unsigned level = 0; level < levels; level++)
+    for (unsigned level = 0; level < plan->levels; level++)
         CLQ_TRY(enqueue_level(ctx, p, level & 1u, count_groups, sort_groups));
     CLQ_TRY(clq_launch(ctx, p, p->lqsort, lq_groups, t->lq_wg));
     CLQ_TRY(clq_read_status(ctx, CLQ_ST_WORDS));

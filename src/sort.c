@@ -125,7 +125,7 @@ static void capacities(const clq_tuning *t, cl_ulong n, unsigned code_bits, cl_u
 {
     *seq_cap = n / ((cl_ulong)t->lq_max + 1) + 1;
     *pool_cap = *seq_cap * t->gq_ways;
-    const cl_ulong levels = n <= t->lq_max ? 0 : clq_levels(t, code_bits); /* short: one record */
+    const cl_ulong levels = clq_levels(t, code_bits, n); /* 0: the root is one record */
     const cl_ulong half = t->lq_max / 2 ? t->lq_max / 2 : 1;
     const cl_ulong leaves = levels * (2 * (n / half + 1) + *seq_cap) + n / t->fill_chunk + 2;
     *leaf_cap = leaves < n ? leaves : n;
@@ -158,6 +158,7 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
     plan->pool_cap = (cl_uint)pool_cap;
     plan->leaf_cap = (cl_uint)leaf_cap;
     plan->code_bits = code_bits;
+    plan->levels = clq_levels(t, code_bits, count);
     const struct { cl_mem *buf; size_t *have; cl_ulong bytes; const char *what; } need[SCRATCH_REQUESTS] = {
         {&ctx->scratch, &ctx->scratch_bytes, n * clq_key_bytes(type), "scratch"},
         {&ctx->scratch_values, &ctx->scratch_values_bytes, n * value_bytes, "value scratch"},
@@ -288,6 +289,7 @@ clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
     st[CLQ_ST_SEQ_CAP] = plan->seq_cap;
     st[CLQ_ST_LEAF_CAP] = plan->leaf_cap;
     st[CLQ_ST_POOL_CAP] = plan->pool_cap;
+    st[CLQ_ST_MAX_LEVELS] = plan->levels;
     st[CLQ_ST_KEY_OFFSET] = (cl_uint)plan->key_offset;
     st[CLQ_ST_KEY_OFFSET + 1] = (cl_uint)(plan->key_offset >> 32);
     st[CLQ_ST_VALUE_OFFSET] = (cl_uint)plan->value_offset;

@@ -119,12 +119,18 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->extra_levels = 64;
 }
 
-unsigned clq_levels(const clq_tuning *t, unsigned code_bits)
+unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count)
 {
+    if (count <= t->lq_max)
+        return 0; /* the root goes to phase two */
     unsigned ways_log2 = 0;
     while ((2u << ways_log2) <= t->gq_ways)
         ways_log2++;
-    return (code_bits + ways_log2 - 1) / ways_log2 + t->extra_levels;
+    /* The spare levels let the first split follow the length instead of the depth bound. A
+     * sort short enough to split into fewer than gq_ways buckets by length is better off with
+     * all of them at once: every level it need not enqueue saves two launches. */
+    const int spare = (cl_ulong)count / (t->lq_max / 2 ? t->lq_max / 2 : 1) >= t->gq_ways;
+    return (code_bits + ways_log2 - 1) / ways_log2 + (spare ? t->extra_levels : 0u);
 }
 
 void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *out)
