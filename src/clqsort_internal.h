@@ -158,6 +158,10 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
 clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, clq_tuning *t);
 unsigned clq_key_bytes(clqsort_key_type type);
 unsigned clq_code_bits(clqsort_key_type type);
+/* The local memory the tuning assumes a kernel of clq_kernel_desc.phase `phase` takes (bytes,
+ * at least what the kernel declares: tests/test_kernel_facts.c checks it against each built
+ * kernel's CL_KERNEL_LOCAL_MEM_SIZE); fit_to_device keeps it within the device's. */
+cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase);
 /* Phase-one levels a sort of `count` keys of `code_bits`-bit codes finishes in: the host loop
  * enqueues this many, and the kernels choose their splits so that none needs more
  * (status[CLQ_ST_MAX_LEVELS]). */

@@ -1,0 +1,63 @@
+/*
+ * test_kernel_facts.c - the host's copies of kernel facts against the built kernels.
+ *
+ * src/tuning.c fits the launch shape to the device with its own estimate of each kernel's local
+ * memory (clq_local_bytes); if a kernel's structs grow and the estimate does not, a tuning that
+ * "fits" fails at launch. For every key type, order and value size, this builds the program on
+ * the device the environment selects (with CLQSORT_TUNING applied, as a sort would) and checks
+ * that every kernel's CL_KERNEL_LOCAL_MEM_SIZE is within the estimate and within the device's
+ * local memory. Uses the library's internal header: these facts are not public.
+ */
+#include "../src/clqsort_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int failures, checks;
+
+int main(void)
+{
+    clqsort_context *ctx;
+    if (clqsort_create(&ctx, NULL) != CLQSORT_SUCCESS) {
+        fprintf(stderr, "clqsort_create failed: %s\n", clqsort_last_error(NULL));
+        return 1;
+    }
+    static const char *const types[CLQ_KEY_TYPES] = {"uint32", "int32", "float", "uint64", "int64", "double"};
+    for (int type = 0; type < CLQ_KEY_TYPES; type++)
+        for (int desc = 0; desc < 2; desc++)
+            for (unsigned vb = 0; vb <= 8; vb += 4) {
+                if (clq_key_bytes((clqsort_key_type)type) == 8 && !ctx->has_int64_atomics)
+                    continue; /* refused before any build (CLQSORT_ERROR_UNSUPPORTED_TYPE) */
+                clq_program *p;
+                clqsort_status s = clq_get_program(ctx, (clqsort_key_type)type, desc, vb, &p);
+                checks++;
+                if (s != CLQSORT_SUCCESS) {
+                    failures++;
+                    printf("FAIL %s%s +%u B: build: %s\n", types[type], desc ? " desc" : "", vb,
+                           clqsort_last_error(ctx));
+                    continue;
+                }
+                const unsigned elem = clq_key_bytes((clqsort_key_type)type) + vb;
+                for (int k = 0; k < CLQ_KERNELS; k++) {
+                    const clq_kernel_desc *d = &clq_kernel_table[k];
+                    cl_ulong used = 0;
+                    cl_int err = clGetKernelWorkGroupInfo(p->all[k], clqsort_cl_device(ctx), CL_KERNEL_LOCAL_MEM_SIZE,
+                                                          sizeof used, &used, NULL);
+                    const cl_ulong est = clq_local_bytes(&p->tuning, elem, d->phase);
+                    checks++;
+                    if (getenv("CLQSORT_TEST_VERBOSE"))
+                        printf("%s%s +%u B: %s %llu of %llu bytes\n", types[type], desc ? " desc" : "", vb, d->name,
+                               (unsigned long long)used, (unsigned long long)est);
+                    if (err != CL_SUCCESS || used > est || used > ctx->local_mem_size) {
+                        failures++;
+                        printf("FAIL %s%s +%u B: %s uses %llu bytes of local memory (query %d); the tuning "
+                               "assumes %llu, the device has %llu\n",
+                               types[type], desc ? " desc" : "", vb, d->name, (unsigned long long)used, (int)err,
+                               (unsigned long long)est, (unsigned long long)ctx->local_mem_size);
+                    }
+                }
+            }
+    printf("test_kernel_facts on \"%s\": %d checks, %d failed\n", ctx->device_name, checks, failures);
+    clqsort_release(ctx);
+    return failures != 0 || checks == 0;
+}
