@@ -120,14 +120,13 @@ static clqsort_status check_buffers(clqsort_context *ctx, const clq_plan *plan, 
  *    makes at most 2 n / half + nseq of them, besides the runs of equal keys, which become
  *    ceil(len / fill_chunk) fill records and never overlap; there are at most clq_levels
  *    levels. Records never overlap, so there are also at most n of them. */
-static void capacities(const clq_tuning *t, cl_ulong n, unsigned code_bits, cl_ulong *seq_cap, cl_ulong *pool_cap,
+static void capacities(const clq_tuning *t, cl_ulong n, unsigned levels, cl_ulong *seq_cap, cl_ulong *pool_cap,
                        cl_ulong *leaf_cap)
 {
     *seq_cap = n / ((cl_ulong)t->lq_max + 1) + 1;
     *pool_cap = *seq_cap * t->gq_ways;
-    const cl_ulong levels = clq_levels(t, code_bits, n); /* 0: the root is one record */
     const cl_ulong half = t->lq_max / 2 ? t->lq_max / 2 : 1;
-    const cl_ulong leaves = levels * (2 * (n / half + 1) + *seq_cap) + n / t->fill_chunk + 2;
+    const cl_ulong leaves = (cl_ulong)levels * (2 * (n / half + 1) + *seq_cap) + n / t->fill_chunk + 2;
     *leaf_cap = leaves < n ? leaves : n;
 }
 
@@ -147,8 +146,9 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
 {
     const unsigned code_bits = clq_code_bits(type);
     const cl_ulong n = count, code_bytes = code_bits / 8;
+    plan->levels = clq_levels(t, code_bits, count); /* 0: the root is one phase-two record */
     cl_ulong seq_cap, pool_cap, leaf_cap;
-    capacities(t, n, code_bits, &seq_cap, &pool_cap, &leaf_cap);
+    capacities(t, n, plan->levels, &seq_cap, &pool_cap, &leaf_cap);
     if (pool_cap > CL_UINT_MAX) /* the other two are below n */
         return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE,
                         "with phase two taking at most %u keys (lq_max of the tuning in force), %zu keys need %llu "
@@ -158,7 +158,6 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
     plan->pool_cap = (cl_uint)pool_cap;
     plan->leaf_cap = (cl_uint)leaf_cap;
     plan->code_bits = code_bits;
-    plan->levels = clq_levels(t, code_bits, count);
     const struct { cl_mem *buf; size_t *have; cl_ulong bytes; const char *what; } need[SCRATCH_REQUESTS] = {
         {&ctx->scratch, &ctx->scratch_bytes, n * clq_key_bytes(type), "scratch"},
         {&ctx->scratch_values, &ctx->scratch_values_bytes, n * value_bytes, "value scratch"},

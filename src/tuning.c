@@ -73,7 +73,6 @@ static cl_ulong lq_local_bytes(const clq_tuning *t, unsigned kb)
     return 2ull * t->lq_max * kb + stack * (2 * 8 + 3 * 4) + 8ull * t->lq_ways + 8ull * t->lq_wg + 64;
 }
 
-/* Keeps the shape inside the device's limits and the kernels' invariants. */
 /* relauncher_kernel's local memory (relauncher.cl): the scan */
 static cl_ulong rl_local_bytes(const clq_tuning *t) { return 8ull * t->rl_wg + 64; }
 
@@ -82,6 +81,7 @@ cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
     return phase == 2 ? rl_local_bytes(t) : phase == 3 ? lq_local_bytes(t, elem_bytes) : gq_local_bytes(t, elem_bytes);
 }
 
+/* Keeps the shape inside the device's limits and the kernels' invariants. */
 static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t)
 {
     const unsigned max_wg = floor_pow2(ctx->max_work_group_size ? ctx->max_work_group_size : 1);
