@@ -215,7 +215,31 @@ inline uint clq_scan_exclusive(uint v, uint *total, __local uint *tmp, uint wg)
     *total = work_group_reduce_add(v);
     return e;
 }
+/* The largest v of the work-items before this one (0 for the first). */
+inline uint clq_scan_exclusive_max(uint v, __local uint *tmp, uint wg)
+{
+    (void)tmp;
+    (void)wg;
+    return work_group_scan_exclusive_max(v);
+}
 #else
+inline uint clq_scan_exclusive_max(uint v, __local uint *tmp, uint wg)
+{
+    const uint lid = get_local_id(0);
+    __local uint *a = tmp, *b = tmp + wg;
+    a[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < wg; off <<= 1) {
+        b[lid] = lid >= off ? max(a[lid], a[lid - off]) : a[lid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local uint *t = a;
+        a = b;
+        b = t;
+    }
+    const uint before = lid ? a[lid - 1] : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return before;
+}
 /* Hillis-Steele between two arrays: one barrier per step. */
 inline uint clq_scan_exclusive(uint v, uint *total, __local uint *tmp, uint wg)
 {
@@ -260,10 +284,12 @@ inline uint clq_scan_counts(__local uint *cnt, __local uint *first, uint n, __lo
     return total;
 }
 
-/* The key and value buffers every kernel takes first: the caller's and the scratch ones. */
+/* The buffers every kernel takes first: the caller's keys and values and their scratch, and a
+ * segmented sort's segment offsets (segments.cl; NULL otherwise). */
 #define CLQ_BUFFER_PARAMS                                                                         \
-    __global clq_key *keys, __global clq_key *scratch, __global clq_value *vals, __global clq_value *svals
-#define CLQ_BUFFER_ARGS keys, scratch, vals, svals
+    __global clq_key *keys, __global clq_key *scratch, __global clq_value *vals, __global clq_value *svals, \
+        __global const uint *seg_begin, __global const uint *seg_end
+#define CLQ_BUFFER_ARGS keys, scratch, vals, svals, seg_begin, seg_end
 
 /* The caller's keys and values start some elements into their buffers (clqsort_sort_at); the
  * host writes the offsets into the status words, and each __kernel passes its body pointers to
@@ -275,7 +301,8 @@ inline ulong clq_offset_at(__global const uint *status, uint word)
     return (ulong)status[word] | (ulong)status[word + 1] << 32;
 }
 #define CLQ_BUFFER_ARGS_AT(status)                                                                \
-    keys + clq_offset_at(status, CLQ_ST_KEY_OFFSET), scratch, vals + clq_offset_at(status, CLQ_ST_VALUE_OFFSET), svals
+    keys + clq_offset_at(status, CLQ_ST_KEY_OFFSET), scratch, vals + clq_offset_at(status, CLQ_ST_VALUE_OFFSET), svals, \
+        seg_begin, seg_end
 
 /* Prepares work list `parity` for the next level (relauncher.cl); run by one whole work-group of
  * `wg` work-items, `scan_tmp` holding 2 * wg uints. The sort pass's last group calls it

@@ -25,7 +25,11 @@
 #define CLQ_ST_VALUE_OFFSET 14 /* input, 2 words: the first value's element in its buffer */
 #define CLQ_ST_SORT_GROUPS 16  /* groups of the sort pass done with the level (atomic ticket) */
 #define CLQ_ST_MAX_LEVELS 17   /* input: phase-one levels the sort must finish in (clq_levels) */
-#define CLQ_ST_WORDS 18
+#define CLQ_ST_SEGMENTS 18     /* input: segments of a segmented sort; 0: one sequence of COUNT keys */
+#define CLQ_ST_SEG_END_GIVEN 19 /* input: 1 if the segment ends come in their own buffer */
+#define CLQ_ST_BAD_SEGMENT 20  /* the first invalid segment (atomic min; the host writes ~0) */
+#define CLQ_ST_SEG_WHY 21      /* CLQ_SEG_* bits: what the invalid segments break (atomic_or) */
+#define CLQ_ST_WORDS 22
 
 /* Error bits in status[CLQ_ST_ERROR]. */
 #define CLQ_ERR_SEQ_OVERFLOW 1u
@@ -36,10 +40,19 @@
 #define CLQ_ERR_POOL_OVERFLOW 32u
 #define CLQ_ERR_RANGE 64u  /* a key lay outside its sequence's code range (clamped, not sorted) */
 #define CLQ_ERR_COUNT 128u /* a sequence's bucket counts did not add up to its length */
+#define CLQ_ERR_SEGMENTS 256u /* the caller's segment offsets are invalid: nothing was moved */
+
+/* What an invalid segment breaks (status[CLQ_ST_SEG_WHY]). */
+#define CLQ_SEG_BEGIN_AFTER_END 1u
+#define CLQ_SEG_END_PAST_COUNT 2u
+#define CLQ_SEG_OVERLAP 4u /* end[i] > begin[i + 1] */
 
 /* Flags of a phase-two record. */
 #define CLQ_LEAF_IN_SCRATCH 1u /* the keys are in the scratch buffer, not the caller's */
 #define CLQ_LEAF_FILL 2u       /* every key of the range equals `lo`: write it, read nothing */
+#define CLQ_LEAF_SEGMENTS 4u   /* segments lo .. hi (indices), each at most CLQ_LQ_MAX / 2 keys,
+                                  sorted apart; the record's range runs from the first's begin
+                                  to the last's end */
 
 /* Record sizes in bytes for a key code of CODE_BYTES (4 or 8); the kernels check them. */
 #define CLQ_SEQ_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 12 * 4)

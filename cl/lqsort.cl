@@ -3,7 +3,8 @@
  *
  * The groups take phase-two records in turn. A fill record is a run of equal keys: the group
  * writes the key. A sort record (at most CLQ_LQ_MAX keys) is loaded into local memory and sorted
- * there with an explicit stack of ranges. A range is split, like a phase-one sequence, into up to
+ * there with an explicit stack of ranges (a record of short segments, segments.cl, starts with one
+ * range per segment). A range is split, like a phase-one sequence, into up to
  * CLQ_LQ_WAYS buckets evenly spaced through its code range (about CLQ_LQ_SMALL / 4 keys each):
  * count, scan, scatter into the other local buffer. Then each work-item takes buckets: one of at
  * most CLQ_LQ_SMALL keys it finishes with an insertion sort, one that holds a single code is
@@ -136,6 +137,80 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+/* The longest segment of a CLQ_LEAF_SEGMENTS record sorted by ranking (below); longer ones are
+ * split by the whole group. At least CLQ_LQ_SMALL (the stack bound above holds), and it fits the
+ * 16 bits of a mark. */
+#define CLQ_SEG_RANK_MAX min(4u * CLQ_LQ_SMALL, 65535u)
+
+/* A record of short segments (segments.cl), its keys loaded at lm->buf[0] (len of them, from
+ * segment `leaf.lo`'s begin): segments of at most CLQ_SEG_RANK_MAX keys are sorted by rank, the
+ * others pushed for the group, with the whole code range (their exact one is not known). Keys
+ * outside the segments are neither sorted nor written.
+ * Ranking: each such segment marks its first position in lm->buf[1] with (begin << 16 | length),
+ * a running maximum over the positions gives every key the mark of the last segment that starts
+ * at or before it, and a key inside that segment counts the keys of the segment that go before it
+ * (smaller, or equal and earlier) and is written there. The keys of a segment are read by
+ * neighbouring work-items at once, so each read serves them all. */
+void clq_lq_segments(__global clq_key *out, __global clq_value *vout, __global const uint *seg_begin,
+                     __global const uint *seg_end, const clq_leaf leaf, __global uint *status,
+                     __local clq_lq_local *lm)
+{
+    (void)vout;
+    const uint lid = get_local_id(0), len = leaf.len, end_given = status[CLQ_ST_SEG_END_GIVEN];
+    __local uint *mark = (__local uint *)lm->buf[1]; /* free until the split loop */
+    __local const clq_key *x = lm->buf[0];
+    for (uint p = lid; p < len; p += CLQ_LQ_WG)
+        mark[p] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong i = (ulong)leaf.lo + lid; i <= (ulong)leaf.hi; i += CLQ_LQ_WG) {
+        const uint b = seg_begin[(uint)i] - leaf.start;
+        const uint n = (end_given ? seg_end[(uint)i] : seg_begin[(uint)i + 1u]) - leaf.start - b;
+        if (n < 2u)
+            continue;
+        if (n <= CLQ_SEG_RANK_MAX) {
+            mark[b] = b << 16 | n;
+            continue;
+        }
+        const uint at = clq_lq_inc(&lm->sp);
+        if (at < CLQ_LQ_STACK) {
+            lm->st_start[at] = b;
+            lm->st_len[at] = n;
+            lm->st_buf[at] = 0;
+            lm->st_lo[at] = 0;
+            lm->st_hi[at] = CLQ_CODE_MAX;
+        } else {
+            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_STACK); /* cannot happen: see CLQ_SEG_RANK_MAX */
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* running maximum: each work-item a run of positions, then a scan of the runs' maxima */
+    const uint per = (len + CLQ_LQ_WG - 1) / CLQ_LQ_WG, p0 = min(lid * per, len), p1 = min(p0 + per, len);
+    uint run = 0;
+    for (uint p = p0; p < p1; p++)
+        run = max(run, mark[p]);
+    run = clq_scan_exclusive_max(run, lm->scan_tmp, CLQ_LQ_WG);
+    for (uint p = p0; p < p1; p++) {
+        run = max(run, mark[p]);
+        mark[p] = run;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint p = lid; p < len; p += CLQ_LQ_WG) {
+        const uint m = mark[p], b = m >> 16, n = m & 0xffffu;
+        if (n < 2u || p >= b + n)
+            continue; /* between segments, or in a long one */
+        const clq_key k = x[p];
+        const clq_code c = clq_to_code(k);
+        uint rank = 0;
+        for (uint q = b; q < b + n; q++) {
+            const clq_code d = clq_to_code(x[q]);
+            rank += d < c || (d == c && q < p);
+        }
+        out[b + rank] = k;
+        CLQ_IF_PAIRS(vout[b + rank] = lm->vbuf[0][p];)
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status, __local clq_lq_local *lm)
 {
     const uint lid = get_local_id(0);
@@ -165,16 +240,19 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
                 lm->buf[0][i] = src[i];
                 CLQ_IF_PAIRS(lm->vbuf[0][i] = vsrc[i];)
             }
+            const int segments = (leaf.flags & CLQ_LEAF_SEGMENTS) != 0;
             if (lid == 0) {
                 lm->st_start[0] = 0;
                 lm->st_len[0] = leaf.len;
                 lm->st_buf[0] = 0;
                 lm->st_lo[0] = leaf.lo;
                 lm->st_hi[0] = leaf.hi;
-                lm->sp = 1;
+                lm->sp = segments ? 0u : 1u;
             }
             /* global too: the sorted keys may go back to the range they were read from */
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+            if (segments)
+                clq_lq_segments(out, vout, seg_begin, seg_end, leaf, status, lm);
             while (lm->sp > 0)
                 clq_lq_split(out, vout, status, lm);
         }

@@ -9,7 +9,7 @@
  * first unit, block and bucket), resets the sequence's tickets and publishes the sequence, unit
  * and block counts for the next level.
  * relauncher_kernel runs it once per sort, with `init` set: it first emits the root sequence of
- * status[CLQ_ST_COUNT] keys.
+ * status[CLQ_ST_COUNT] keys (a segmented sort's roots are already in the lists: segments.cl).
  *
  * The host loop enqueues every level at once and reads the status words once, after phase two.
  * On the OpenCL 2.0 path the body also launches the next kernel itself (gqcount_kernel over all
@@ -51,7 +51,7 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
     const uint level = status[CLQ_ST_LEVELS] + 1u; /* the level this list is prepared for */
     const uint levels = status[CLQ_ST_MAX_LEVELS];
 
-    if (init) {
+    if (init && status[CLQ_ST_SEGMENTS] == 0) { /* segmented sorts: segments.cl emitted the roots */
         const uint n = status[CLQ_ST_COUNT];
         if (lid == 0)
             clq_emit_child(list, leaves, status, 0, n > 1 ? n : 0, 0, CLQ_CODE_MAX, 0);

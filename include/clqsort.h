@@ -96,10 +96,12 @@ typedef enum clqsort_status {
     CLQSORT_ERROR_INTERNAL = -17,          /* a kernel reported a broken invariant: a bug */
     CLQSORT_ERROR_OVERLAPPING_BUFFERS = -18, /* keys and values share memory, or one buffer is a
                                                 sub-buffer of the other */
-    CLQSORT_ERROR_CONTEXT_BUSY = -19       /* another thread is inside a call on this context: the
+    CLQSORT_ERROR_CONTEXT_BUSY = -19,      /* another thread is inside a call on this context: the
                                               call did nothing (its message is only in
                                               clqsort_last_error(NULL): the context's own message
                                               belongs to the call in progress) */
+    CLQSORT_ERROR_INVALID_SEGMENTS = -20   /* segment offsets out of range, decreasing or overlapping
+                                              (found by the device: see clqsort_sort_segments) */
 } clqsort_status;
 
 /* Key types. Keys are compared by value; see README.md for the order of floating-point keys. */
@@ -112,7 +114,7 @@ typedef enum clqsort_key_type {
     CLQSORT_KEY_DOUBLE = 5
 } clqsort_key_type;
 
-/* Flags of clqsort_sort(). 0 sorts in ascending order. */
+/* Flags of the sort calls. 0 sorts in ascending order. */
 #define CLQSORT_DESCENDING 1u
 
 typedef enum clqsort_device_type {
@@ -193,8 +195,8 @@ clqsort_status clqsort_create(clqsort_context **ctx, const clqsort_options *opti
 clqsort_status clqsort_create_with_queue(clqsort_context **ctx, cl_command_queue queue,
                                          const clqsort_options *options);
 
-/* Releases everything the context owns; NULL is accepted and ignored. Work the context enqueued
- * has finished when the sort call that enqueued it returned. A context that another thread is
+/* Releases everything the context owns; NULL is accepted and ignored. It first waits for the
+ * sorts enqueued by clqsort_enqueue_* (their failures are not reported). A context that another thread is
  * inside a call on is left alive (releasing it would pull memory from under that call) and
  * clqsort_last_error(NULL) says so; releasing a context that another thread uses afterwards is
  * the program's error. If the runtime fails to release an object, the rest are still released and
@@ -274,6 +276,75 @@ clqsort_status clqsort_sort_host(clqsort_context *ctx, void *keys, size_t count,
  * after the sort succeeded (unchanged after every failure but one of those copies). */
 clqsort_status clqsort_sort_pairs_host(clqsort_context *ctx, void *keys, void *values, size_t count,
                                        clqsort_key_type key_type, size_t value_size, unsigned flags);
+
+/* ---- segments --------------------------------------------------------------------------------
+ * Sorts each of `segments` segments of the `count` keys from key `keys_offset` of `keys`
+ * independently (and, with value_size 4 or 8, the values from value `values_offset` of `values`
+ * with them; value_size 0 and values NULL for keys alone), in one call. Segment i is the keys
+ * [begin[i], end[i]) of that slice: `segment_begin` and `segment_end` are buffers of the context
+ * holding uint32 offsets (counted in keys from keys_offset) from their first byte; `segment_end`
+ * NULL is the compressed form: segment_begin holds segments + 1 offsets and end[i] = begin[i + 1].
+ *
+ * Segments are given in order of position: begin[i] <= end[i] <= count, and end[i] <= begin[i + 1]
+ * when i + 1 < segments. Empty segments, gaps between segments and segments of very different
+ * lengths are fine; keys and values outside every segment keep their bytes. Segments that break
+ * the order are found by the device before any key moves: the call (or, for
+ * clqsort_enqueue_sort_segments, clqsort_finish) returns CLQSORT_ERROR_INVALID_SEGMENTS, naming
+ * the first invalid segment and what is wrong with the invalid ones, and every buffer is
+ * byte-for-byte as it was.
+ *
+ * Refusals before anything is enqueued, as for clqsort_sort_pairs_at, and: segment_begin NULL
+ * (CLQSORT_ERROR_NULL_BUFFER), a segment buffer that is not a buffer of the context, is
+ * write-only for kernels or holds fewer offsets than said (the buffer statuses of clqsort_sort),
+ * segments > CLQSORT_MAX_COUNT - 1 (CLQSORT_ERROR_COUNT_TOO_LARGE), a segment buffer sharing
+ * memory with the keys or values (CLQSORT_ERROR_OVERLAPPING_BUFFERS). segments 0 succeeds without
+ * touching the device. Not stable, like every clqsort sort. */
+clqsort_status clqsort_sort_segments(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                     size_t values_offset, size_t count, clqsort_key_type key_type,
+                                     size_t value_size, cl_mem segment_begin, cl_mem segment_end, size_t segments,
+                                     unsigned flags);
+
+/* ---- sorts that do not block the host -------------------------------------------------------
+ * clqsort_enqueue_sort and clqsort_enqueue_sort_segments enqueue the sort on the context's queue
+ * and return without waiting, following the OpenCL API's convention for the last three
+ * arguments: the sort starts once the `num_events_in_wait_list` events of `event_wait_list` have
+ * completed (and after every command enqueued on the queue before, which is in order), and, if
+ * `event` is not NULL, *event is set to a new event that completes when the sort has (the program
+ * releases it with clReleaseEvent). Commands the program enqueues on the same queue afterwards run
+ * after the sort; a program can enqueue a sort, its own kernels and a read, and wait once.
+ *
+ * Reporting: everything that can be checked on the host is checked before anything is enqueued
+ * and returned by the call itself, with the same statuses and the same "unchanged" guarantee as
+ * the blocking calls; so is a failure to enqueue (after which nothing of the call still runs).
+ * What the device finds after the call returned (invalid segment offsets, a broken invariant of
+ * the kernels, a command that failed on the device) is reported by clqsort_finish(), which waits
+ * for every sort enqueued on the context and returns the first such failure since the last
+ * clqsort_finish, its message naming the call that enqueued the sort and its position among the
+ * enqueued sorts. The event completes either way: it does not carry the status.
+ * At most CLQSORT_MAX_PENDING sorts are followed at once: an enqueue beyond them first waits for
+ * the oldest (its failure, if any, is kept for clqsort_finish). The counters of
+ * clqsort_get_stats() are those of the last sort found successful. Buffers given to an enqueued
+ * sort must stay alive and unused by other commands until it completes. clqsort_release() waits
+ * for the enqueued sorts first. */
+#define CLQSORT_MAX_PENDING 64u
+
+/* clqsort_sort_pairs_at without waiting: values NULL with value_size 0 sorts keys alone. */
+clqsort_status clqsort_enqueue_sort(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                    size_t values_offset, size_t count, clqsort_key_type key_type, size_t value_size,
+                                    unsigned flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                    cl_event *event);
+
+/* clqsort_sort_segments without waiting. */
+clqsort_status clqsort_enqueue_sort_segments(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                             size_t values_offset, size_t count, clqsort_key_type key_type,
+                                             size_t value_size, cl_mem segment_begin, cl_mem segment_end,
+                                             size_t segments, unsigned flags, cl_uint num_events_in_wait_list,
+                                             const cl_event *event_wait_list, cl_event *event);
+
+/* Waits for every sort enqueued on the context and returns the first failure the device found in
+ * one of them since the last clqsort_finish (its message in clqsort_last_error(ctx)), else
+ * CLQSORT_SUCCESS. The blocking calls report their own failures themselves. */
+clqsort_status clqsort_finish(clqsort_context *ctx);
 
 /* The device memory a sort of `count` keys of `type` (with values of `value_size` bytes, or 0
  * for keys alone) takes on this context besides the caller's buffers, in bytes: scratch for the

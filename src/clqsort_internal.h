@@ -61,6 +61,8 @@ void clq_released(clq_release_log *log, cl_int err, const char *call);
 void clq_begin(const char *api);
 clqsort_status clq_enter(const clqsort_context *ctx, const char *api);
 clqsort_status clq_leave(const clqsort_context *ctx, clqsort_status status);
+/* The public function the calling thread is inside of (a string literal). */
+const char *clq_current_api(void);
 
 /* ---- host memory (context.c): through clqsort_set_memory_allocator's functions ---- */
 void *clq_malloc(size_t bytes);
@@ -89,11 +91,12 @@ typedef struct clq_tuning {
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
  * arguments differ between launches exist once per value, with those arguments set at build
  * time: a launch then only sets buffer arguments. */
-enum { CLQ_KERNELS = 6 };
+enum { CLQ_KERNELS = 8, CLQ_PHASES = 5 };
 typedef struct clq_kernel_desc {
     const char *name;
-    int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two: the profile's rows */
+    int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two, 4 segments: the profile's rows */
     int work_lists; /* takes the work lists and the bucket pool among its buffers */
+    int windows;    /* takes the segment windows after the status words */
     int nscalars;
     cl_uint scalars[2]; /* values of the arguments after the buffers (parity) */
 } clq_kernel_desc;
@@ -107,11 +110,25 @@ typedef struct clq_program {
             cl_kernel gqsort[2];     /* [parity]: move list `parity`'s keys to their buckets */
             cl_kernel relauncher;    /* emit the root into list 0 and prepare it */
             cl_kernel lqsort;
+            cl_kernel segcheck;      /* segmented sorts: check the offsets, gather short segments */
+            cl_kernel segemit;       /* segmented sorts: emit the roots */
         };
         cl_kernel all[CLQ_KERNELS]; /* the same, in the order of clq_kernel_table */
     };
     clq_tuning tuning;
 } clq_program;
+
+/* A sort enqueued on the queue and not yet collected (pending.c): its status words on the
+ * host, which the non-blocking write at its start reads and the non-blocking read at its end
+ * fills, so they live here until the read's event has completed. */
+typedef struct clq_pending {
+    cl_uint in[CLQ_ST_WORDS], out[CLQ_ST_WORDS];
+    cl_event done;         /* the read's event */
+    const char *api;       /* the public call that enqueued the sort */
+    unsigned serial;       /* its position among the context's enqueued sorts, from 1 */
+    cl_uint seq_cap, leaf_cap;
+    clqsort_stats stats;   /* the host's counts; the device's are added when collected */
+} clq_pending;
 
 struct clqsort_context {
     atomic_flag busy; /* set while a public call runs on the context (clq_enter) */
@@ -134,11 +151,16 @@ struct clqsort_context {
     clq_program programs[CLQ_PROGRAM_SLOTS];
 
     /* scratch, grown on demand and kept for later sorts */
-    cl_mem scratch, scratch_values, lists, pool, leaves, status, host_keys, host_values;
+    cl_mem scratch, scratch_values, lists, pool, leaves, status, windows, host_keys, host_values;
     int pool_clear; /* the bucket pool is all zero: the last sort on it succeeded (sort.c) */
-    size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, status_bytes, host_keys_bytes,
-        host_values_bytes;
-    cl_uint status_host[CLQ_ST_WORDS];
+    size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, status_bytes, windows_bytes,
+        host_keys_bytes, host_values_bytes;
+
+    /* sorts enqueued and not yet collected, oldest first (pending.c) */
+    clq_pending pending[CLQSORT_MAX_PENDING];
+    unsigned npending, serial;
+    clqsort_status deferred; /* the first failure collected since the last clqsort_finish */
+    char deferred_error[CLQ_MESSAGE_BYTES];
 
     clqsort_stats stats;      /* counters of the sort in progress */
     clqsort_stats last_stats; /* of the last successful sort (clqsort_get_stats) */
@@ -146,6 +168,7 @@ struct clqsort_context {
     int profile;
     cl_event events[CLQ_PROFILE_EVENTS];
     int event_phase[CLQ_PROFILE_EVENTS]; /* the clq_kernel_desc.phase each event timed */
+    int enqueuing; /* inside clqsort_enqueue_*: no profile events (they complete later) */
     unsigned nevents;
     char error[CLQ_MESSAGE_BYTES];
 };
@@ -178,6 +201,10 @@ typedef struct clq_plan {
     clq_program *prog;
     cl_mem keys, values; /* values NULL for keys alone */
     cl_ulong key_offset, value_offset; /* the first key's and value's element in its buffer */
+    cl_mem seg_begin, seg_end;         /* segmented sorts; seg_end NULL: the compressed form */
+    cl_uint segments;                  /* 0: one sequence of count keys */
+    cl_uint windows;                   /* segmented: windows of CLQ_LQ_MAX / 2 keys (segcheck) */
+    clq_pending *slot;                 /* the sort's status words */
     cl_uint count;
     cl_uint seq_cap, pool_cap, leaf_cap;
     unsigned code_bits;
@@ -186,14 +213,26 @@ typedef struct clq_plan {
 clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan);
 clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan);
 
-/* sort.c, for both paths: enqueues the status inputs and clears the bucket pool (nothing the
- * caller owns is touched yet); enqueues kernel k of the program (counted in stats); reads
- * `words` status words back, waiting. Each raises its own failure. */
-clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan);
+/* sort.c, for both paths: enqueues kernel k of the program (counted in stats). Raises its own
+ * failure. */
 clqsort_status clq_launch(clqsort_context *ctx, const clq_program *p, cl_kernel k, size_t groups, size_t wg);
-clqsort_status clq_read_status(clqsort_context *ctx, size_t words);
 
-/* Checks the status words read back after a sort; fills ctx->stats. */
-clqsort_status clq_finish_status(clqsort_context *ctx, const clq_plan *plan);
+/* ---- pending.c: every sort's status words, and sorts that finish after the call ----------
+ * A sort takes a slot (clq_take_slot; with CLQSORT_MAX_PENDING in flight the oldest is collected
+ * first), writes its inputs from it waiting for the caller's events (clq_write_status), and, after
+ * its kernels, reads its outputs into it (clq_read_status: non-blocking, with an event). A
+ * blocking call then collects every slot (clq_collect_all), an enqueue call leaves its slot for
+ * clqsort_finish. A sort that fails to enqueue gives its slot back (clq_drop_slot) after
+ * waiting for what it enqueued. */
+clqsort_status clq_take_slot(clqsort_context *ctx, const char *api, clq_pending **slot);
+clqsort_status clq_write_status(clqsort_context *ctx, clq_pending *slot, cl_uint nwait, const cl_event *wait);
+clqsort_status clq_read_status(clqsort_context *ctx, clq_pending *slot);
+void clq_drop_slot(clqsort_context *ctx, clq_pending *slot);
+/* Collects every slot, oldest first: waits for each, checks its words, and keeps the first
+ * failure in ctx->deferred. Returns the newest slot's own status (raised as this call's failure)
+ * if `newest_is_mine`, else CLQSORT_SUCCESS. */
+clqsort_status clq_collect_all(clqsort_context *ctx, int newest_is_mine);
+/* clqsort_release: waits for the slots and releases their events, reporting nothing. */
+void clq_abandon_slots(clqsort_context *ctx);
 
 #endif

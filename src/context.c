@@ -481,9 +481,10 @@ static clqsort_context *new_context(void)
 /* Releases what the context holds, the first failed release into log. */
 static void destroy(clqsort_context *ctx, clq_release_log *log)
 {
+    clq_abandon_slots(ctx);
     clq_release_programs(ctx, log);
-    cl_mem *buffers[] = {&ctx->scratch, &ctx->scratch_values, &ctx->lists,     &ctx->pool,
-                         &ctx->leaves,  &ctx->status,         &ctx->host_keys, &ctx->host_values};
+    cl_mem *buffers[] = {&ctx->scratch, &ctx->scratch_values, &ctx->lists,     &ctx->pool,       &ctx->leaves,
+                         &ctx->status,  &ctx->windows,        &ctx->host_keys, &ctx->host_values};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         RELEASE(log, clReleaseMemObject, *buffers[i]);
     RELEASE(log, clReleaseCommandQueue, ctx->device_queue);

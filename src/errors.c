@@ -137,9 +137,12 @@ const char *clqsort_status_string(clqsort_status status)
     case CLQSORT_ERROR_INTERNAL: return "internal error";
     case CLQSORT_ERROR_OVERLAPPING_BUFFERS: return "keys and values overlap";
     case CLQSORT_ERROR_CONTEXT_BUSY: return "context in use by another thread";
+    case CLQSORT_ERROR_INVALID_SEGMENTS: return "invalid segment offsets";
     }
     return "unknown status";
 }
+
+const char *clq_current_api(void) { return thread_api; }
 
 const char *clqsort_last_error(const clqsort_context *ctx)
 {

@@ -3,14 +3,12 @@
  *
  * The host launches one relauncher_kernel (which emits the root); from then on each kernel
  * enqueues the next on the device's default queue (relauncher.cl), and the host's launch
- * completes only when the last phase-two kernel has. The host reads the status words once.
+ * completes only when the last phase-two kernel has. The caller reads the status words once,
+ * after it (sort.c), and counts the device's launches from them (pending.c).
  */
 #include "clqsort_internal.h"
 
 clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan)
 {
-    CLQ_TRY(clq_launch(ctx, plan->prog, plan->prog->relauncher, 1, plan->prog->tuning.rl_wg));
-    CLQ_TRY(clq_read_status(ctx, CLQ_ST_WORDS));
-    ctx->stats.kernel_launches += ctx->status_host[CLQ_ST_LAUNCHES];
-    return clq_finish_status(ctx, plan);
+    return clq_launch(ctx, plan->prog, plan->prog->relauncher, 1, plan->prog->tuning.rl_wg);
 }

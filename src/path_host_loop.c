@@ -5,8 +5,8 @@
  * gqsort_kernel over a fixed grid (their groups take the level's blocks in turn, so the host need
  * not know how many there are), and the sort pass's last group prepares the next level on the
  * device. No input needs more than clq_levels() levels (relauncher.cl), so the host enqueues
- * that many and phase two after them, all at once, and waits once, for the status words at the
- * end: a level with no work left costs two launches that end at once.
+ * that many and phase two after them, all at once; the caller reads the status words once, at
+ * the end (sort.c). A level with no work left costs two launches that end at once.
  */
 #include "clqsort_internal.h"
 
@@ -37,7 +37,5 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
     CLQ_TRY(clq_launch(ctx, p, p->relauncher, 1, t->rl_wg));
     for (unsigned level = 0; level < plan->levels; level++)
         CLQ_TRY(enqueue_level(ctx, p, level & 1u, count_groups, sort_groups));
-    CLQ_TRY(clq_launch(ctx, p, p->lqsort, lq_groups, t->lq_wg));
-    CLQ_TRY(clq_read_status(ctx, CLQ_ST_WORDS));
-    return clq_finish_status(ctx, plan);
+    return clq_launch(ctx, p, p->lqsort, lq_groups, t->lq_wg);
 }

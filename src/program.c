@@ -12,18 +12,20 @@ static const char *const key_defines[CLQ_KEY_TYPES] = {
 };
 
 /* Every kernel object of a program, in the order of clq_program.all. Each takes the keys, scratch,
- * values, value scratch, [work lists, bucket pool,] phase-two list and status buffers, then its
- * scalars (cl/gqsort.cl, lqsort.cl, relauncher.cl). */
+ * values, value scratch, segment begin and end, [work lists, bucket pool,] phase-two list and
+ * status buffers, [segment windows,] then its scalars (cl/gqsort.cl, lqsort.cl, relauncher.cl,
+ * segments.cl; the order is set_buffer_args's in sort.c). */
 const clq_kernel_desc clq_kernel_table[CLQ_KERNELS] = {
-    {"gqcount_kernel", 0, 1, 1, {0, 0}},    {"gqcount_kernel", 0, 1, 1, {1, 0}},
-    {"gqsort_kernel", 1, 1, 1, {0, 0}},     {"gqsort_kernel", 1, 1, 1, {1, 0}},
-    {"relauncher_kernel", 2, 1, 0, {0, 0}}, {"lqsort_kernel", 3, 0, 0, {0, 0}},
+    {"gqcount_kernel", 0, 1, 0, 1, {0, 0}},    {"gqcount_kernel", 0, 1, 0, 1, {1, 0}},
+    {"gqsort_kernel", 1, 1, 0, 1, {0, 0}},     {"gqsort_kernel", 1, 1, 0, 1, {1, 0}},
+    {"relauncher_kernel", 2, 1, 0, 0, {0, 0}}, {"lqsort_kernel", 3, 0, 0, 0, {0, 0}},
+    {"segcheck_kernel", 4, 0, 1, 0, {0, 0}},   {"segemit_kernel", 4, 1, 1, 0, {0, 0}},
 };
 
 /* The work-group size each kernel is built for, from the tuning. */
 static unsigned work_group_of(const clq_tuning *t, int phase)
 {
-    return phase == 2 ? t->rl_wg : phase == 3 ? t->lq_wg : t->gq_wg;
+    return phase == 2 ? t->rl_wg : phase == 3 ? t->lq_wg : t->gq_wg; /* segments: gq_wg */
 }
 
 static clqsort_status build_failed(clqsort_context *ctx, cl_program program, const char *options, cl_int err)
@@ -84,8 +86,8 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
         p->all[i] = clCreateKernel(p->program, d->name, &err);
         CLQ_TRY(clq_check_created(ctx, p->all[i], err, "clCreateKernel", d->name));
         CLQ_TRY(check_kernel(ctx, p->all[i], d->name, work_group_of(t, d->phase)));
-        /* the scalars follow the buffers (six, or eight with the work lists) */
-        const cl_uint first = d->work_lists ? 8u : 6u;
+        /* the scalars follow the buffers (eight, two more with the work lists, one with windows) */
+        const cl_uint first = 8u + (d->work_lists ? 2u : 0u) + (d->windows ? 1u : 0u);
         for (int a = 0; a < d->nscalars; a++)
             CLQ_CL(ctx, d->name, clSetKernelArg, (p->all[i], first + (cl_uint)a, sizeof(cl_uint), &d->scalars[a]));
     }

@@ -82,9 +82,30 @@ static clqsort_status extent_of(clqsort_context *ctx, cl_mem m, const char *name
     return CLQSORT_SUCCESS;
 }
 
-/* The caller's buffers: each holds its slice, the slices of keys and values share no byte, and
- * neither buffer is a sub-buffer of the other (OpenCL leaves a command that writes through a
- * buffer and its sub-buffer undefined, even apart; sub-buffers of sub-buffers do not exist). */
+/* a and b (byte ranges of buffers, as extent_of gives them) share no byte, and neither is a
+ * sub-buffer of the other (OpenCL leaves a command that writes through a buffer and its
+ * sub-buffer undefined, even apart; sub-buffers of sub-buffers do not exist). */
+static clqsort_status check_apart(clqsort_context *ctx, cl_mem a, const char *an, size_t a_offset, size_t a_bytes,
+                                  cl_mem b, const char *bn, size_t b_offset, size_t b_bytes)
+{
+    cl_mem aroot, broot;
+    size_t ab, ae, bb, be;
+    CLQ_TRY(extent_of(ctx, a, an, a_offset, a_bytes, &aroot, &ab, &ae));
+    CLQ_TRY(extent_of(ctx, b, bn, b_offset, b_bytes, &broot, &bb, &be));
+    if (aroot != broot)
+        return CLQSORT_SUCCESS;
+    if (ab < be && bb < ae)
+        return clq_fail(ctx, CLQSORT_ERROR_OVERLAPPING_BUFFERS, "%s and %s share memory (bytes %zu..%zu and %zu..%zu of one buffer)",
+                        an, bn, ab, ae, bb, be);
+    if ((a == aroot) != (b == broot))
+        return clq_fail(ctx, CLQSORT_ERROR_OVERLAPPING_BUFFERS,
+                        "%s is a sub-buffer of %s, which OpenCL does not allow one command to write through "
+                        "together; give the one buffer with element offsets",
+                        a == aroot ? bn : an, a == aroot ? an : bn);
+    return CLQSORT_SUCCESS;
+}
+
+/* The caller's buffers: each holds its slice, and keys and values are apart (check_apart). */
 static clqsort_status check_buffers(clqsort_context *ctx, const clq_plan *plan, size_t count, clqsort_key_type type,
                                     size_t value_bytes)
 {
@@ -93,19 +114,41 @@ static clqsort_status check_buffers(clqsort_context *ctx, const clq_plan *plan, 
     if (!value_bytes)
         return CLQSORT_SUCCESS;
     CLQ_TRY(check_buffer(ctx, plan->values, "values", (size_t)plan->value_offset, count, value_bytes));
-    cl_mem kroot, vroot;
-    size_t kb, ke, vb, ve;
-    CLQ_TRY(extent_of(ctx, plan->keys, "keys", (size_t)plan->key_offset * kw, count * kw, &kroot, &kb, &ke));
-    CLQ_TRY(extent_of(ctx, plan->values, "values", (size_t)plan->value_offset * value_bytes, count * value_bytes, &vroot,
-                      &vb, &ve));
-    if (kroot == vroot && kb < ve && vb < ke)
-        return clq_fail(ctx, CLQSORT_ERROR_OVERLAPPING_BUFFERS,
-                        "keys and values share memory (bytes %zu..%zu and %zu..%zu of one buffer)", kb, ke, vb, ve);
-    if (kroot == vroot && (plan->keys == kroot) != (plan->values == vroot))
-        return clq_fail(ctx, CLQSORT_ERROR_OVERLAPPING_BUFFERS,
-                        "%s is a sub-buffer of %s, which OpenCL does not allow one command to write through "
-                        "together; give the one buffer with element offsets (clqsort_sort_pairs_at)",
-                        plan->keys == kroot ? "values" : "keys", plan->keys == kroot ? "keys" : "values");
+    return check_apart(ctx, plan->keys, "keys", (size_t)plan->key_offset * kw, count * kw, plan->values, "values",
+                       (size_t)plan->value_offset * value_bytes, count * value_bytes);
+}
+
+/* A buffer of segment offsets: `n` uint32s from its first byte, readable by kernels (read-only
+ * buffers are fine), apart from the keys and values. */
+static clqsort_status check_offsets(clqsort_context *ctx, const clq_plan *plan, cl_mem m, const char *name, size_t n,
+                                    size_t count, clqsort_key_type type, size_t value_bytes)
+{
+    if (!m)
+        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "%s is NULL", name);
+    cl_mem_object_type mtype;
+    cl_context mctx;
+    cl_mem_flags mflags;
+    size_t msize;
+    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_TYPE, sizeof mtype, &mtype, NULL));
+    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_CONTEXT, sizeof mctx, &mctx, NULL));
+    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_FLAGS, sizeof mflags, &mflags, NULL));
+    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_SIZE, sizeof msize, &msize, NULL));
+    if (mtype != CL_MEM_OBJECT_BUFFER)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_BUFFER, "%s is a memory object of type 0x%x, not a buffer", name,
+                        (unsigned)mtype);
+    if (mctx != ctx->context)
+        return clq_fail(ctx, CLQSORT_ERROR_WRONG_CONTEXT,
+                        "%s was created in another OpenCL context than the one of this clqsort context", name);
+    if (mflags & CL_MEM_WRITE_ONLY)
+        return clq_fail(ctx, CLQSORT_ERROR_BUFFER_ACCESS, "%s was created with CL_MEM_WRITE_ONLY; kernels read it", name);
+    if (n > msize / 4)
+        return clq_fail(ctx, CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER,
+                        "%s must hold %zu uint32 offsets, but has %zu bytes (CL_MEM_SIZE)", name, n, msize);
+    const size_t kw = clq_key_bytes(type);
+    CLQ_TRY(check_apart(ctx, m, name, 0, n * 4, plan->keys, "keys", (size_t)plan->key_offset * kw, count * kw));
+    if (value_bytes)
+        CLQ_TRY(check_apart(ctx, m, name, 0, n * 4, plan->values, "values", (size_t)plan->value_offset * value_bytes,
+                            count * value_bytes));
     return CLQSORT_SUCCESS;
 }
 
@@ -119,15 +162,18 @@ static clqsort_status check_buffers(clqsort_context *ctx, const clq_plan *plan, 
  *    of equal keys, and its shorter buckets make at most len / half + 1 records; so a level
  *    makes at most 2 n / half + nseq of them, besides the runs of equal keys, which become
  *    ceil(len / fill_chunk) fill records and never overlap; there are at most clq_levels
- *    levels. Records never overlap, so there are also at most n of them. */
-static void capacities(const clq_tuning *t, cl_ulong n, unsigned levels, cl_ulong *seq_cap, cl_ulong *pool_cap,
-                       cl_ulong *leaf_cap)
+ *    levels. Records never overlap, so there are also at most n of them.
+ *  - a segmented sort's roots (cl/segments.cl) add a record per window of `half` keys and one per
+ *    segment of more than `half` keys: fewer than 2 (n / half + 1). */
+static void capacities(const clq_tuning *t, cl_ulong n, unsigned levels, int segmented, cl_ulong *seq_cap,
+                       cl_ulong *pool_cap, cl_ulong *leaf_cap)
 {
     *seq_cap = n / ((cl_ulong)t->lq_max + 1) + 1;
     *pool_cap = *seq_cap * t->gq_ways;
     const cl_ulong half = t->lq_max / 2 ? t->lq_max / 2 : 1;
-    const cl_ulong leaves = (cl_ulong)levels * (2 * (n / half + 1) + *seq_cap) + n / t->fill_chunk + 2;
-    *leaf_cap = leaves < n ? leaves : n;
+    const cl_ulong leaves = (cl_ulong)levels * (2 * (n / half + 1) + *seq_cap) + n / t->fill_chunk + 2 +
+                            (segmented ? 2 * (n / half + 1) : 0);
+    *leaf_cap = leaves < n ? leaves : n ? n : 1; /* segmented sorts of no keys still launch */
 }
 
 /* A device buffer the context keeps for sorts, and the bytes one sort needs of it. */
@@ -137,7 +183,7 @@ typedef struct scratch_request {
     size_t bytes;
     const char *what;
 } scratch_request;
-enum { SCRATCH_REQUESTS = 6 };
+enum { SCRATCH_REQUESTS = 7 };
 
 /* The scratch buffers a sort of `count` keys needs with tuning t; fills plan's capacities. The
  * kernels count records in 32 bits, and a host with a 32-bit size_t cannot hold every size. */
@@ -148,7 +194,9 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
     const cl_ulong n = count, code_bytes = code_bits / 8;
     plan->levels = clq_levels(t, code_bits, count); /* 0: the root is one phase-two record */
     cl_ulong seq_cap, pool_cap, leaf_cap;
-    capacities(t, n, plan->levels, &seq_cap, &pool_cap, &leaf_cap);
+    capacities(t, n, plan->levels, plan->segments > 0, &seq_cap, &pool_cap, &leaf_cap);
+    const cl_ulong half = t->lq_max / 2 ? t->lq_max / 2 : 1;
+    plan->windows = plan->segments ? (cl_uint)(n / half + 1) : 0;
     if (pool_cap > CL_UINT_MAX) /* the other two are below n */
         return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE,
                         "with phase two taking at most %u keys (lq_max of the tuning in force), %zu keys need %llu "
@@ -165,6 +213,7 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
         {&ctx->pool, &ctx->pool_bytes, pool_cap * CLQ_BUCKET_RECORD_BYTES(code_bytes), "bucket pool"},
         {&ctx->leaves, &ctx->leaves_bytes, leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes), "phase-two list"},
         {&ctx->status, &ctx->status_bytes, CLQ_ST_WORDS * sizeof(cl_uint), "status"},
+        {&ctx->windows, &ctx->windows_bytes, (cl_ulong)plan->windows * 2 * sizeof(cl_uint), "segment windows"},
     };
     for (int i = 0; i < SCRATCH_REQUESTS; i++) {
         if (need[i].bytes > SIZE_MAX)
@@ -232,17 +281,21 @@ static clqsort_status ensure_scratch(clqsort_context *ctx, const scratch_request
 
 /* ---- kernel arguments and launches --------------------------------------------------------- */
 
-/* Buffer arguments change with every sort (the caller's keys); the scalars were set at build. */
+/* Buffer arguments change with every sort (the caller's keys); the scalars were set at build.
+ * Every kernel takes the keys, scratch, values, value scratch, segment begins and ends, [work
+ * lists, bucket pool,] phase-two list and status, [segment windows,] then its scalars. */
 static clqsort_status set_buffer_args(clqsort_context *ctx, const clq_plan *plan)
 {
     const clq_program *p = plan->prog;
     const cl_mem svals = plan->values ? ctx->scratch_values : NULL;
+    const cl_mem windows = plan->segments ? ctx->windows : NULL;
     for (int i = 0; i < CLQ_KERNELS; i++) {
         const clq_kernel_desc *d = &clq_kernel_table[i];
-        const cl_mem args[8] = {plan->keys, ctx->scratch, plan->values, svals, ctx->lists, ctx->pool, ctx->leaves, ctx->status};
+        const cl_mem args[11] = {plan->keys, ctx->scratch, plan->values, svals,       plan->seg_begin, plan->seg_end,
+                                 ctx->lists, ctx->pool,    ctx->leaves,  ctx->status, windows};
         cl_uint a = 0;
-        for (int j = 0; j < 8; j++) {
-            if ((j == 4 || j == 5) && !d->work_lists)
+        for (int j = 0; j < 11; j++) {
+            if (((j == 6 || j == 7) && !d->work_lists) || (j == 10 && !d->windows))
                 continue;
             CLQ_CL(ctx, d->name, clSetKernelArg, (p->all[i], a, sizeof(cl_mem), &args[j]));
             a++;
@@ -263,7 +316,8 @@ clqsort_status clq_launch(clqsort_context *ctx, const clq_program *p, cl_kernel 
 {
     const size_t global = groups * wg;
     const int ki = kernel_index(p, k);
-    cl_event *ev = ctx->profile && ctx->nevents < CLQ_PROFILE_EVENTS ? &ctx->events[ctx->nevents] : NULL;
+    cl_event *ev =
+        ctx->profile && !ctx->enqueuing && ctx->nevents < CLQ_PROFILE_EVENTS ? &ctx->events[ctx->nevents] : NULL;
     CLQ_CL(ctx, clq_kernel_table[ki].name, clEnqueueNDRangeKernel, (ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, ev));
     ctx->stats.kernel_launches++;
     if (ev)
@@ -271,19 +325,11 @@ clqsort_status clq_launch(clqsort_context *ctx, const clq_program *p, cl_kernel 
     return CLQSORT_SUCCESS;
 }
 
-clqsort_status clq_read_status(clqsort_context *ctx, size_t words)
+/* Enqueues the sort's status inputs (after the caller's events), clears the bucket pool if it
+ * needs it and the segment windows: nothing the caller owns is touched yet. */
+static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_uint nwait, const cl_event *wait)
 {
-    ctx->stats.host_round_trips++;
-    CLQ_CL(ctx, "status words", clEnqueueReadBuffer,
-           (ctx->queue, ctx->status, CL_TRUE, 0, words * sizeof(cl_uint), ctx->status_host, 0, NULL, NULL));
-    return CLQSORT_SUCCESS;
-}
-
-clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
-{
-    cl_uint *st = ctx->status_host;
-    for (int i = 0; i < CLQ_ST_WORDS; i++)
-        st[i] = 0;
+    cl_uint *st = plan->slot->in;
     st[CLQ_ST_COUNT] = plan->count;
     st[CLQ_ST_SEQ_CAP] = plan->seq_cap;
     st[CLQ_ST_LEAF_CAP] = plan->leaf_cap;
@@ -293,8 +339,12 @@ clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
     st[CLQ_ST_KEY_OFFSET + 1] = (cl_uint)(plan->key_offset >> 32);
     st[CLQ_ST_VALUE_OFFSET] = (cl_uint)plan->value_offset;
     st[CLQ_ST_VALUE_OFFSET + 1] = (cl_uint)(plan->value_offset >> 32);
-    CLQ_CL(ctx, "status words", clEnqueueWriteBuffer,
-           (ctx->queue, ctx->status, CL_FALSE, 0, sizeof ctx->status_host, st, 0, NULL, NULL));
+    st[CLQ_ST_SEGMENTS] = plan->segments;
+    st[CLQ_ST_SEG_END_GIVEN] = plan->seg_end != NULL;
+    st[CLQ_ST_BAD_SEGMENT] = CL_UINT_MAX;
+    plan->slot->seq_cap = plan->seq_cap;
+    plan->slot->leaf_cap = plan->leaf_cap;
+    CLQ_TRY(clq_write_status(ctx, plan->slot, nwait, wait));
     /* The kernels leave every bucket record they use cleared, but a sort that failed half-way
      * would not, nor is a new buffer clear: the pool is cleared whole unless the last sort on it
      * succeeded, which keeps each sort independent without clearing it every time. */
@@ -303,8 +353,25 @@ clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
         CLQ_CL(ctx, "bucket pool", clEnqueueFillBuffer,
                (ctx->queue, ctx->pool, &zero, sizeof zero, 0, ctx->pool_bytes, 0, NULL, NULL));
     }
-    ctx->pool_clear = 0; /* until this sort succeeds */
+    ctx->pool_clear = 0; /* until this sort is enqueued whole */
+    if (plan->segments) { /* each window: first short segment (min), last (max) */
+        const cl_uint empty[2] = {CL_UINT_MAX, 0};
+        CLQ_CL(ctx, "segment windows", clEnqueueFillBuffer,
+               (ctx->queue, ctx->windows, empty, sizeof empty, 0, (size_t)plan->windows * sizeof empty, 0, NULL, NULL));
+    }
     return CLQSORT_SUCCESS;
+}
+
+/* Segmented sorts: check every segment, then emit the roots (cl/segments.cl); grids of at most
+ * the groups that fill the device, which take segments and windows in turn. */
+static clqsort_status launch_segments(clqsort_context *ctx, const clq_plan *plan)
+{
+    const clq_program *p = plan->prog;
+    const size_t wg = p->tuning.gq_wg, resident = (size_t)ctx->compute_units * p->tuning.groups_per_cu;
+    const size_t most = plan->segments > plan->windows ? plan->segments : plan->windows;
+    const size_t check_groups = (plan->segments + wg - 1) / wg, emit_groups = (most + wg - 1) / wg;
+    CLQ_TRY(clq_launch(ctx, p, p->segcheck, check_groups < resident ? check_groups : resident, wg));
+    return clq_launch(ctx, p, p->segemit, emit_groups < resident ? emit_groups : resident, wg);
 }
 
 /* CLQSORT_PROFILE=1: prints the device time of the last sort per kernel (if it succeeded) and
@@ -312,9 +379,10 @@ clqsort_status clq_start_sort(clqsort_context *ctx, const clq_plan *plan)
  * or released is counted in its line, and does not fail a sort that worked. */
 static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_status s)
 {
-    static const char *const names[4] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel", "lqsort_kernel"};
-    double ms[4] = {0, 0, 0, 0};
-    unsigned count[4] = {0, 0, 0, 0}, not_queried = 0, not_released = 0;
+    static const char *const names[CLQ_PHASES] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel",
+                                                  "lqsort_kernel", "segment kernels"};
+    double ms[CLQ_PHASES] = {0};
+    unsigned count[CLQ_PHASES] = {0}, not_queried = 0, not_released = 0;
     cl_ulong first = 0, last = 0;
     for (unsigned i = 0; i < ctx->nevents; i++) {
         cl_ulong t0 = 0, t1 = 0;
@@ -334,8 +402,9 @@ static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_s
     if (s == CLQSORT_SUCCESS && ctx->nevents) {
         fprintf(stderr, "clqsort profile n=%u: first launch to last end %.3f ms;", plan->count,
                 (double)(last - first) * 1e-6);
-        for (int i = 0; i < 4; i++)
-            fprintf(stderr, " %s %u x %.3f ms;", names[i], count[i], ms[i]);
+        for (int i = 0; i < CLQ_PHASES; i++)
+            if (count[i])
+                fprintf(stderr, " %s %u x %.3f ms;", names[i], count[i], ms[i]);
         if (not_queried || not_released)
             fprintf(stderr, " %u events could not be queried, %u not released", not_queried, not_released);
         fputc('\n', stderr);
@@ -345,10 +414,25 @@ static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_s
 
 /* ---- the sort calls ------------------------------------------------------------------------ */
 
-/* A validated sort of count >= 2 keys (plan: the caller's buffers and offsets): program, scratch
- * and kernel arguments, none of which touches the caller's buffers, then the path's kernels. */
+/* What a public call adds to a sort of device buffers: segments, and for clqsort_enqueue_* the
+ * caller's events (enqueue 0: the call waits for the sort and reports its verdict). */
+typedef struct sort_call {
+    cl_mem seg_begin, seg_end;
+    size_t segments; /* 0 with segmented 0: one sequence */
+    int segmented;
+    int enqueue;
+    cl_uint nwait;
+    const cl_event *wait;
+    cl_event *event;
+} sort_call;
+
+static const sort_call blocking = {NULL, NULL, 0, 0, 0, 0, NULL, NULL};
+
+/* A validated sort (plan: the caller's buffers and offsets): program, scratch and kernel
+ * arguments, none of which touches the caller's buffers, then the sort's commands in a slot
+ * (pending.c), and for a blocking call the wait for its verdict. */
 static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t count, clqsort_key_type type,
-                               size_t value_bytes, unsigned flags)
+                               size_t value_bytes, unsigned flags, const sort_call *call)
 {
     CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, &plan->prog));
     plan->count = (cl_uint)count;
@@ -356,27 +440,68 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     CLQ_TRY(scratch_requests(ctx, &plan->prog->tuning, count, type, value_bytes, plan, r));
     CLQ_TRY(ensure_scratch(ctx, r, (cl_ulong)count * (clq_key_bytes(type) + value_bytes)));
     CLQ_TRY(set_buffer_args(ctx, plan));
-    CLQ_TRY(clq_start_sort(ctx, plan));
+    CLQ_TRY(clq_take_slot(ctx, clq_current_api(), &plan->slot));
 
-    clqsort_status s = ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, plan)
-                                                                 : clq_run_host_loop(ctx, plan);
+    ctx->enqueuing = call->enqueue;
+    clqsort_status s = start_sort(ctx, plan, call->nwait, call->wait);
+    if (s == CLQSORT_SUCCESS && plan->segments)
+        s = launch_segments(ctx, plan);
     if (s == CLQSORT_SUCCESS)
-        ctx->pool_clear = 1; /* every kernel that used a bucket record cleared it */
-    else {
+        s = ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, plan) : clq_run_host_loop(ctx, plan);
+    if (s == CLQSORT_SUCCESS)
+        s = clq_read_status(ctx, plan->slot);
+    if (s == CLQSORT_SUCCESS && call->event) {
+        const cl_int err = clRetainEvent(plan->slot->done);
+        if (err != CL_SUCCESS)
+            s = clq_fail_cl(ctx, err, "clRetainEvent", "the sort's event");
+        else
+            *call->event = plan->slot->done;
+    }
+    plan->slot->stats = ctx->stats;
+    if (s != CLQSORT_SUCCESS) {
         /* nothing of this sort may run on after it returns; the first failure is the message */
         (void)clFinish(ctx->queue);
         clq_append(ctx, "; the keys may have changed");
+        clq_drop_slot(ctx, plan->slot);
+    } else {
+        ctx->pool_clear = 1; /* every kernel that used a bucket record clears it */
+        if (!call->enqueue)
+            s = clq_collect_all(ctx, 1);
     }
     finish_profile(ctx, plan, s);
+    ctx->enqueuing = 0;
     return s;
 }
 
+/* The caller's events: a list and its length agree (CL_INVALID_EVENT_WAIT_LIST in OpenCL). */
+static clqsort_status check_events(clqsort_context *ctx, const sort_call *call)
+{
+    if ((call->nwait == 0) != (call->wait == NULL))
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "num_events_in_wait_list is %u but event_wait_list is %s",
+                        call->nwait, call->wait ? "not NULL" : "NULL");
+    return CLQSORT_SUCCESS;
+}
+
+/* A call with nothing to sort: an enqueue that asks for an event gets one that completes after
+ * the caller's events. */
+static clqsort_status nothing_to_sort(clqsort_context *ctx, const sort_call *call)
+{
+    memset(&ctx->stats, 0, sizeof ctx->stats);
+    if (call->event)
+        CLQ_CL(ctx, "the sort's event", clEnqueueMarkerWithWaitList, (ctx->queue, call->nwait, call->wait, call->event));
+    ctx->last_stats = ctx->stats;
+    return CLQSORT_SUCCESS;
+}
+
 /* Every sort of device buffers: `count` keys from key `key_offset` of `keys`, and with
- * value_bytes 4 or 8 as many values from value `value_offset` of `values`. */
+ * value_bytes 4 or 8 as many values from value `value_offset` of `values`; `call` adds segments
+ * and events. */
 static clqsort_status sort(clqsort_context *ctx, cl_mem keys, size_t key_offset, cl_mem values, size_t value_offset,
-                           size_t count, clqsort_key_type type, size_t value_bytes, unsigned flags)
+                           size_t count, clqsort_key_type type, size_t value_bytes, unsigned flags,
+                           const sort_call *call)
 {
     CLQ_TRY(check_arguments(ctx, count, type, value_bytes, flags));
+    CLQ_TRY(check_events(ctx, call));
     clq_plan plan;
     memset(&plan, 0, sizeof plan);
     plan.keys = keys;
@@ -386,24 +511,36 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, size_t key_offset,
         plan.value_offset = value_offset;
     }
     CLQ_TRY(check_buffers(ctx, &plan, count, type, value_bytes));
+    if (call->segmented) {
+        if (call->segments > CLQSORT_MAX_COUNT - 1)
+            return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE, "%zu segments; at most %zu", call->segments,
+                            CLQSORT_MAX_COUNT - 1);
+        const size_t nbegin = call->segments + (call->seg_end ? 0 : 1);
+        CLQ_TRY(check_offsets(ctx, &plan, call->seg_begin, "segment_begin", nbegin, count, type, value_bytes));
+        if (call->seg_end)
+            CLQ_TRY(check_offsets(ctx, &plan, call->seg_end, "segment_end", call->segments, count, type, value_bytes));
+        plan.seg_begin = call->seg_begin;
+        plan.seg_end = call->seg_end;
+        plan.segments = (cl_uint)call->segments;
+    }
+    /* a segmented sort of under two keys still has its offsets checked on the device */
+    if (call->segmented ? call->segments == 0 : count < 2)
+        return nothing_to_sort(ctx, call);
     memset(&ctx->stats, 0, sizeof ctx->stats);
-    if (count >= 2)
-        CLQ_TRY(run_sort(ctx, &plan, count, type, value_bytes, flags));
-    ctx->last_stats = ctx->stats;
-    return CLQSORT_SUCCESS;
+    return run_sort(ctx, &plan, count, type, value_bytes, flags, call);
 }
 
 clqsort_status clqsort_sort(clqsort_context *ctx, cl_mem keys, size_t count, clqsort_key_type type, unsigned flags)
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_sort"));
-    return clq_leave(ctx, sort(ctx, keys, 0, NULL, 0, count, type, 0, flags));
+    return clq_leave(ctx, sort(ctx, keys, 0, NULL, 0, count, type, 0, flags, &blocking));
 }
 
 clqsort_status clqsort_sort_at(clqsort_context *ctx, cl_mem keys, size_t keys_offset, size_t count,
                                clqsort_key_type type, unsigned flags)
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_sort_at"));
-    return clq_leave(ctx, sort(ctx, keys, keys_offset, NULL, 0, count, type, 0, flags));
+    return clq_leave(ctx, sort(ctx, keys, keys_offset, NULL, 0, count, type, 0, flags, &blocking));
 }
 
 /* value_size 0 would be a sort of keys alone: refused by the pairs calls */
@@ -413,7 +550,7 @@ static clqsort_status sort_pairs(clqsort_context *ctx, cl_mem keys, size_t keys_
 {
     if (value_size == 0)
         return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "value_size 0; values are 4 or 8 bytes");
-    return sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags);
+    return sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &blocking);
 }
 
 clqsort_status clqsort_sort_pairs(clqsort_context *ctx, cl_mem keys, cl_mem values, size_t count,
@@ -430,6 +567,57 @@ clqsort_status clqsort_sort_pairs_at(clqsort_context *ctx, cl_mem keys, size_t k
     CLQ_TRY(clq_enter(ctx, "clqsort_sort_pairs_at"));
     return clq_leave(ctx,
                      sort_pairs(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags));
+}
+
+/* The calls that take values or not: value_size 0 needs values NULL (and the other way round). */
+static clqsort_status check_optional_values(clqsort_context *ctx, cl_mem values, size_t value_size)
+{
+    if (value_size == 0 && values)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "values given with value_size 0");
+    if (value_size != 0 && !values)
+        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "values is NULL with value_size %zu", value_size);
+    return CLQSORT_SUCCESS;
+}
+
+clqsort_status clqsort_sort_segments(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                     size_t values_offset, size_t count, clqsort_key_type key_type,
+                                     size_t value_size, cl_mem segment_begin, cl_mem segment_end, size_t segments,
+                                     unsigned flags)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_sort_segments"));
+    const sort_call call = {segment_begin, segment_end, segments, 1, 0, 0, NULL, NULL};
+    clqsort_status s = check_optional_values(ctx, values, value_size);
+    if (s == CLQSORT_SUCCESS)
+        s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);
+    return clq_leave(ctx, s);
+}
+
+clqsort_status clqsort_enqueue_sort(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                    size_t values_offset, size_t count, clqsort_key_type key_type, size_t value_size,
+                                    unsigned flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                    cl_event *event)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_enqueue_sort"));
+    const sort_call call = {NULL, NULL, 0, 0, 1, num_events_in_wait_list, event_wait_list, event};
+    clqsort_status s = check_optional_values(ctx, values, value_size);
+    if (s == CLQSORT_SUCCESS)
+        s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);
+    return clq_leave(ctx, s);
+}
+
+clqsort_status clqsort_enqueue_sort_segments(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                             size_t values_offset, size_t count, clqsort_key_type key_type,
+                                             size_t value_size, cl_mem segment_begin, cl_mem segment_end,
+                                             size_t segments, unsigned flags, cl_uint num_events_in_wait_list,
+                                             const cl_event *event_wait_list, cl_event *event)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_enqueue_sort_segments"));
+    const sort_call call = {segment_begin, segment_end, segments, 1,
+                            1,             num_events_in_wait_list, event_wait_list, event};
+    clqsort_status s = check_optional_values(ctx, values, value_size);
+    if (s == CLQSORT_SUCCESS)
+        s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);
+    return clq_leave(ctx, s);
 }
 
 /* Host arrays: copied to device buffers the context keeps, sorted, copied back once the sort
@@ -464,7 +652,8 @@ static clqsort_status sort_host(clqsort_context *ctx, void *keys, void *values, 
                                                     NULL)
                              : CL_SUCCESS;
     clqsort_status s = err != CL_SUCCESS ? clq_fail_cl(ctx, err, "clEnqueueWriteBuffer", "values")
-                                         : sort(ctx, ctx->host_keys, 0, ctx->host_values, 0, count, type, value_bytes, flags);
+                                         : sort(ctx, ctx->host_keys, 0, ctx->host_values, 0, count, type, value_bytes,
+                                                flags, &blocking);
     if (s != CLQSORT_SUCCESS) {
         (void)clFinish(ctx->queue); /* the writes must not read the arrays after the return */
         clq_append(ctx, " (in the device copy: the arrays are as they were)");
@@ -513,26 +702,4 @@ clqsort_status clqsort_scratch_bytes(clqsort_context *ctx, size_t count, clqsort
     if (s == CLQSORT_SUCCESS)
         *bytes = count < 2 ? 0 : scratch_total(r);
     return clq_leave(ctx, s);
-}
-
-clqsort_status clq_finish_status(clqsort_context *ctx, const clq_plan *plan)
-{
-    const cl_uint *st = ctx->status_host;
-    ctx->stats.phase_one_levels = st[CLQ_ST_LEVELS];
-    ctx->stats.phase_two_records = st[CLQ_ST_LEAVES];
-    if (st[CLQ_ST_ERROR] || st[CLQ_ST_CUR_SEQS]) {
-        static const char *const bits[] = {"work list full", "phase-two list full", "too many levels",
-                                           "phase-two stack full", "device enqueue failed", "bucket pool full",
-                                           "key outside its range", "bucket counts do not add up"};
-        char what[256] = "";
-        for (unsigned b = 0; b < sizeof bits / sizeof bits[0]; b++)
-            if (st[CLQ_ST_ERROR] & (1u << b))
-                snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", *what ? ", " : "", bits[b]);
-        return clq_fail(ctx, CLQSORT_ERROR_INTERNAL,
-                        "the kernels reported error bits 0x%x (%s) with %u sequences left after %u levels (work "
-                        "list capacity %u, phase-two capacity %u)",
-                        st[CLQ_ST_ERROR], *what ? what : "none", st[CLQ_ST_CUR_SEQS], st[CLQ_ST_LEVELS],
-                        plan->seq_cap, plan->leaf_cap);
-    }
-    return CLQSORT_SUCCESS;
 }

@@ -78,6 +78,8 @@ static cl_ulong rl_local_bytes(const clq_tuning *t) { return 8ull * t->rl_wg + 6
 
 cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
 {
+    if (phase == 4)
+        return 64; /* segments.cl declares no local memory */
     return phase == 2 ? rl_local_bytes(t) : phase == 3 ? lq_local_bytes(t, elem_bytes) : gq_local_bytes(t, elem_bytes);
 }
 

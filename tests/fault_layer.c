@@ -30,7 +30,8 @@
     X(clCreateProgramWithSource) X(clBuildProgram) X(clGetProgramBuildInfo) X(clReleaseProgram)     \
     X(clCreateKernel) X(clGetKernelWorkGroupInfo) X(clSetKernelArg) X(clReleaseKernel)              \
     X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer) X(clEnqueueFillBuffer) X(clEnqueueCopyBuffer)    \
-    X(clEnqueueNDRangeKernel) X(clFinish) X(clGetEventProfilingInfo) X(clReleaseEvent)
+    X(clEnqueueNDRangeKernel) X(clFinish) X(clGetEventProfilingInfo) X(clReleaseEvent)             \
+    X(clRetainEvent) X(clWaitForEvents) X(clEnqueueMarkerWithWaitList)
 
 #define FL_ENUM(name) FL_##name,
 enum { FL_ENTRIES(FL_ENUM) FL_COUNT };
@@ -305,6 +306,20 @@ static cl_int CL_API_CALL w_clFinish(cl_command_queue q)
 }
 INFO_ENTRY(clGetEventProfilingInfo, cl_event, cl_profiling_info)
 RELEASE_ENTRY(clReleaseEvent, cl_event)
+RETAIN_ENTRY(clRetainEvent, cl_event)
+static cl_int CL_API_CALL w_clWaitForEvents(cl_uint n, const cl_event *events)
+{
+    FAIL_OR_GO(clWaitForEvents);
+    return next->clWaitForEvents(n, events);
+}
+static cl_int CL_API_CALL w_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint nw, const cl_event *wait,
+                                                        cl_event *ev)
+{
+    FAIL_OR_GO(clEnqueueMarkerWithWaitList);
+    const cl_int err = next->clEnqueueMarkerWithWaitList(q, nw, wait, ev);
+    MADE_EVENT(err, ev);
+    return err;
+}
 
 /* ---- the layer's interface to the ICD loader ------------------------------------------------ */
 

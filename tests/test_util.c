@@ -493,3 +493,106 @@ int tu_verify_pairs(clqsort_key_type t, int desc, const unsigned char *in, const
     free(seen);
     return ok;
 }
+
+/* ---- segments ---- */
+
+static const char *const seg_names[TU_SEG_SHAPES] = {"tiny", "fixed", "few", "pareto", "gaps", "around", "empty"};
+
+const char *tu_seg_shape_name(tu_seg_shape s) { return seg_names[s]; }
+
+void tu_make_segments(tu_seg_shape shape, size_t param, size_t n, size_t lq_small, size_t lq_max, uint64_t seed,
+                      uint32_t *begin, uint32_t *end, size_t *segments, int *ends_given)
+{
+    uint64_t s = seed * 0x9e3779b97f4a7c15ull + 7;
+    size_t k = 0, at = 0;
+    *ends_given = shape == TU_SEG_GAPS || shape == TU_SEG_AROUND;
+    const size_t around[] = {0, 1, 2, lq_small - 1, lq_small, lq_small + 1, 2 * lq_small, 2 * lq_small + 1,
+                             lq_max / 2 - 1, lq_max / 2, lq_max / 2 + 1, lq_max - 1, lq_max, lq_max + 1,
+                             2 * lq_max + 3, 3};
+    while (at < n && k < n) {
+        size_t len = 0, gap = 0;
+        switch (shape) {
+        case TU_SEG_TINY: len = next(&s) % 7; break;
+        case TU_SEG_FIXED: len = param; break;
+        case TU_SEG_FEW: len = (n + param - 1) / (param ? param : 1); break;
+        case TU_SEG_PARETO: { /* P(len > x) ~ 1 / x */
+            const double u = ((double)(next(&s) >> 11) + 1.0) / 9007199254740992.0;
+            const double x = 1.0 / u;
+            len = x >= (double)param ? param : (size_t)x;
+            break;
+        }
+        case TU_SEG_GAPS:
+            gap = next(&s) % 4 == 0 ? next(&s) % 50 : 0;
+            len = next(&s) % 3 == 0 ? 0 : next(&s) % (param + 1);
+            break;
+        case TU_SEG_AROUND:
+            len = around[k % (sizeof around / sizeof around[0])];
+            gap = k % 3 == 0;
+            break;
+        case TU_SEG_EMPTY: at = n; break;
+        default: break;
+        }
+        if (shape == TU_SEG_EMPTY)
+            break;
+        at = at + gap > n ? n : at + gap;
+        if (len > n - at)
+            len = n - at;
+        begin[k] = (uint32_t)at;
+        end[k] = (uint32_t)(at + len);
+        k++;
+        at += len;
+        if (!*ends_given && shape != TU_SEG_EMPTY && len == 0 && at == n)
+            break;
+    }
+    if (shape == TU_SEG_EMPTY) {
+        const size_t m = param ? param : 1;
+        for (k = 0; k < m && k < n + 1; k++)
+            begin[k] = end[k] = (uint32_t)n;
+    }
+    if (!*ends_given)
+        begin[k] = k ? end[k - 1] : 0; /* compressed: back to back, the last end closes it */
+    *segments = k;
+}
+
+int tu_verify_segments(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out,
+                       const unsigned char *in_values, const unsigned char *out_values, size_t value_bytes, size_t n,
+                       const uint32_t *begin, const uint32_t *end, size_t segments, char *why, size_t why_size)
+{
+    const size_t w = tu_width_of(t);
+    unsigned char *inside = calloc(n + 1, 1), *ref = malloc(n * w + 1), *seen = calloc(n + 1, 1);
+    int ok = inside && ref && seen;
+    if (!ok)
+        snprintf(why, why_size, "out of host memory");
+    for (size_t i = 0; ok && i < segments; i++) {
+        const size_t b = begin[i], e = end ? end[i] : begin[i + 1];
+        memset(inside + b, 1, e - b);
+        memcpy(ref, in + b * w, (e - b) * w);
+        tu_sort_typed(t, desc, ref, e - b);
+        char inner[200];
+        if (!tu_verify_sorted(t, desc, ref, out + b * w, e - b, inner, sizeof inner)) {
+            snprintf(why, why_size, "segment %zu [%zu, %zu): %s", i, b, e, inner);
+            ok = 0;
+        }
+        for (size_t j = b; ok && value_bytes && j < e; j++) {
+            uint64_t v = 0;
+            memcpy(&v, out_values + j * value_bytes, value_bytes);
+            if (v < b || v >= e || seen[v] || memcmp(in + v * w, out + j * w, w)) {
+                snprintf(why, why_size, "segment %zu [%zu, %zu): value %llu at %zu is not the position of its key",
+                         i, b, e, (unsigned long long)v, j);
+                ok = 0;
+            } else {
+                seen[v] = 1;
+            }
+        }
+    }
+    for (size_t j = 0; ok && j < n; j++)
+        if (!inside[j] && (memcmp(in + j * w, out + j * w, w) ||
+                           (value_bytes && memcmp(in_values + j * value_bytes, out_values + j * value_bytes, value_bytes)))) {
+            snprintf(why, why_size, "key or value %zu, outside every segment, changed", j);
+            ok = 0;
+        }
+    free(inside);
+    free(ref);
+    free(seen);
+    return ok;
+}

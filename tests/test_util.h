@@ -87,4 +87,29 @@ size_t tu_edges(clqsort_key_type t, unsigned char *out);
 /* A distribution mapped to the type, with the edge values sprinkled into uniform input. */
 void tu_generate_typed(clqsort_key_type t, tu_dist d, unsigned char *out, size_t n, uint64_t seed);
 
+/* ---- segments (clqsort_sort_segments) ---- */
+typedef enum tu_seg_shape {
+    TU_SEG_TINY,      /* back to back, 0 .. 6 keys each */
+    TU_SEG_FIXED,     /* back to back, `param` keys each (the last one shorter) */
+    TU_SEG_FEW,       /* `param` segments of equal length */
+    TU_SEG_PARETO,    /* back to back, lengths 1 .. `param` from a heavy-tailed law */
+    TU_SEG_GAPS,      /* random lengths up to `param` with random gaps and empty segments (ends given) */
+    TU_SEG_AROUND,    /* lengths around every boundary of the tuning (`param`: lq_max; ends given) */
+    TU_SEG_EMPTY,     /* every segment empty, all at the end of the keys */
+    TU_SEG_SHAPES
+} tu_seg_shape;
+const char *tu_seg_shape_name(tu_seg_shape s);
+/* Makes the segments of a shape over n keys: begin[0, *segments) and, if the shape gives ends,
+ * end[0, *segments) with *ends_given 1; else begin[*segments] = n (compressed form). begin and
+ * end must hold n + 2 entries each. lq_small and lq_max place TU_SEG_AROUND's lengths. */
+void tu_make_segments(tu_seg_shape shape, size_t param, size_t n, size_t lq_small, size_t lq_max, uint64_t seed,
+                      uint32_t *begin, uint32_t *end, size_t *segments, int *ends_given);
+/* 1 if out (keys of width w, values of value_bytes: 0 for none) holds every segment of in sorted
+ * (tu_sort_typed order) with each value the input position of its key within the segment (input
+ * values: their positions), and every key and value outside the segments as it was; else 0 with
+ * the reason. end NULL: the compressed form. */
+int tu_verify_segments(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out,
+                       const unsigned char *in_values, const unsigned char *out_values, size_t value_bytes, size_t n,
+                       const uint32_t *begin, const uint32_t *end, size_t segments, char *why, size_t why_size);
+
 #endif

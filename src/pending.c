@@ -1,0 +1,153 @@
+/*
+ * pending.c - the status words of every sort, and sorts that finish after the call returned.
+ *
+ * Each sort writes its input words to the device at its start and reads its output words back
+ * at its end, both without blocking, through a slot of the context that keeps them until the
+ * read's event has completed. A blocking call waits for that event at once and checks the words
+ * (the one host round trip of a sort); clqsort_enqueue_* leave the slot pending, and the words
+ * are checked when the slot is collected: by clqsort_finish, by a later blocking call, or by an
+ * enqueue that finds every slot taken. A failure found then is kept in ctx->deferred for
+ * clqsort_finish, worded for the call that enqueued the sort.
+ */
+#include "clqsort_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+clqsort_status clq_take_slot(clqsort_context *ctx, const char *api, clq_pending **slot)
+{
+    if (ctx->npending == CLQSORT_MAX_PENDING)
+        (void)clq_collect_all(ctx, 0); /* failures are kept for clqsort_finish */
+    clq_pending *p = &ctx->pending[ctx->npending++];
+    memset(p, 0, sizeof *p);
+    p->api = api;
+    p->serial = ++ctx->serial;
+    *slot = p;
+    return CLQSORT_SUCCESS;
+}
+
+void clq_drop_slot(clqsort_context *ctx, clq_pending *slot)
+{
+    if (slot->done)
+        (void)clReleaseEvent(slot->done); /* the caller waited: nothing of the sort runs on */
+    ctx->npending--;                      /* the newest slot is the one being dropped */
+}
+
+clqsort_status clq_write_status(clqsort_context *ctx, clq_pending *slot, cl_uint nwait, const cl_event *wait)
+{
+    CLQ_CL(ctx, "status words", clEnqueueWriteBuffer,
+           (ctx->queue, ctx->status, CL_FALSE, 0, sizeof slot->in, slot->in, nwait, wait, NULL));
+    return CLQSORT_SUCCESS;
+}
+
+clqsort_status clq_read_status(clqsort_context *ctx, clq_pending *slot)
+{
+    CLQ_CL(ctx, "status words", clEnqueueReadBuffer,
+           (ctx->queue, ctx->status, CL_FALSE, 0, sizeof slot->out, slot->out, 0, NULL, &slot->done));
+    return CLQSORT_SUCCESS;
+}
+
+/* Appends ", <name>" to `what` for each bit of `bits` in `names`. */
+static void name_bits(char *what, size_t size, unsigned bits, const char *const *names, unsigned nnames)
+{
+    for (unsigned b = 0; b < nnames; b++)
+        if (bits & (1u << b))
+            snprintf(what + strlen(what), size - strlen(what), "%s%s", *what ? ", " : "", names[b]);
+}
+
+/* The verdict of a sort's output words, its message in msg (without the status and call). */
+static clqsort_status check_words(const clq_pending *slot, char *msg, size_t size)
+{
+    const cl_uint *st = slot->out;
+    char what[256] = "";
+    if (st[CLQ_ST_ERROR] & CLQ_ERR_SEGMENTS) {
+        static const char *const why[] = {"begin[i] > end[i]", "end[i] > count", "end[i] > begin[i + 1]"};
+        name_bits(what, sizeof what, st[CLQ_ST_SEG_WHY], why, sizeof why / sizeof why[0]);
+        snprintf(msg, size,
+                 "segment %u of %u is the first invalid one; the invalid segments have %s (segments must be in "
+                 "order of position, within the %u keys); no key was moved",
+                 st[CLQ_ST_BAD_SEGMENT], st[CLQ_ST_SEGMENTS], *what ? what : "no recorded cause", st[CLQ_ST_COUNT]);
+        return CLQSORT_ERROR_INVALID_SEGMENTS;
+    }
+    if (st[CLQ_ST_ERROR] || st[CLQ_ST_CUR_SEQS]) {
+        static const char *const bits[] = {"work list full", "phase-two list full", "too many levels",
+                                           "phase-two stack full", "device enqueue failed", "bucket pool full",
+                                           "key outside its range", "bucket counts do not add up"};
+        name_bits(what, sizeof what, st[CLQ_ST_ERROR], bits, sizeof bits / sizeof bits[0]);
+        snprintf(msg, size,
+                 "the kernels reported error bits 0x%x (%s) with %u sequences left after %u levels (work list "
+                 "capacity %u, phase-two capacity %u); the keys may have changed",
+                 st[CLQ_ST_ERROR], *what ? what : "none", st[CLQ_ST_CUR_SEQS], st[CLQ_ST_LEVELS], slot->seq_cap,
+                 slot->leaf_cap);
+        return CLQSORT_ERROR_INTERNAL;
+    }
+    return CLQSORT_SUCCESS;
+}
+
+/* Waits for one slot and checks it; on success its counters become the context's last. */
+static clqsort_status collect(clqsort_context *ctx, clq_pending *slot, char *msg, size_t size)
+{
+    const cl_int err = clWaitForEvents(1, &slot->done);
+    (void)clReleaseEvent(slot->done); /* waited for: a failed release leaks one event, nothing runs on */
+    slot->done = NULL;
+    clqsort_status s;
+    if (err != CL_SUCCESS) {
+        snprintf(msg, size, "clWaitForEvents(status words) failed with %s (%d); the keys may have changed",
+                 clq_cl_error_name(err), (int)err);
+        s = clq_status_of_cl(err);
+    } else {
+        s = check_words(slot, msg, size);
+    }
+    if (s != CLQSORT_SUCCESS) {
+        ctx->pool_clear = 0; /* the kernels may have left bucket records behind */
+        return s;
+    }
+    slot->stats.host_round_trips++;
+    slot->stats.phase_one_levels = slot->out[CLQ_ST_LEVELS];
+    slot->stats.phase_two_records = slot->out[CLQ_ST_LEAVES];
+    slot->stats.kernel_launches += slot->out[CLQ_ST_LAUNCHES];
+    ctx->last_stats = slot->stats;
+    return CLQSORT_SUCCESS;
+}
+
+clqsort_status clq_collect_all(clqsort_context *ctx, int newest_is_mine)
+{
+    clqsort_status mine = CLQSORT_SUCCESS;
+    for (unsigned i = 0; i < ctx->npending; i++) {
+        clq_pending *slot = &ctx->pending[i];
+        char msg[1024];
+        const clqsort_status s = collect(ctx, slot, msg, sizeof msg);
+        if (s == CLQSORT_SUCCESS)
+            continue;
+        if (newest_is_mine && i + 1 == ctx->npending)
+            mine = clq_fail(ctx, s, "%s", msg);
+        else if (ctx->deferred == CLQSORT_SUCCESS) {
+            ctx->deferred = s;
+            snprintf(ctx->deferred_error, sizeof ctx->deferred_error, "the sort %s enqueued (sort #%u of the context): %s",
+                     slot->api, slot->serial, msg);
+        }
+    }
+    ctx->npending = 0;
+    return mine;
+}
+
+void clq_abandon_slots(clqsort_context *ctx)
+{
+    for (unsigned i = 0; i < ctx->npending; i++) {
+        (void)clWaitForEvents(1, &ctx->pending[i].done);
+        (void)clReleaseEvent(ctx->pending[i].done);
+    }
+    ctx->npending = 0;
+}
+
+clqsort_status clqsort_finish(clqsort_context *ctx)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_finish"));
+    (void)clq_collect_all(ctx, 0);
+    clqsort_status s = ctx->deferred;
+    if (s != CLQSORT_SUCCESS) {
+        clq_fail(ctx, s, "%s", ctx->deferred_error);
+        ctx->deferred = CLQSORT_SUCCESS;
+    }
+    return clq_leave(ctx, s);
+}

@@ -1,0 +1,422 @@
+/*
+ * test_segments.c - segmented sorts and sorts that do not block the host, on the device the
+ * environment selects.
+ *
+ *   test_segments [--tiny]
+ *     --tiny   small inputs only (for oclgrind)
+ *
+ * Segments: every shape of tu_make_segments, for key types of both widths, both orders and
+ * every value size, checked segment by segment against the reference sort, with every key and
+ * value outside the segments unchanged. Offsets out of range, decreasing or overlapping: the
+ * device's refusal, with every buffer byte-identical; the host's refusals of the buffers.
+ * Asynchronous calls: a sort held back by a user event in its wait list (the keys are rewritten
+ * while it waits), a chain of the program's kernels and sorts on two queues with one wait,
+ * more sorts in flight than the context follows, a refusal found by the device and reported by
+ * clqsort_finish, events of sorts with nothing to do.
+ */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include "test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static clqsort_context *ctx;
+static cl_context clctx;
+static cl_command_queue queue;
+
+static cl_mem buffer(size_t bytes, const void *data, cl_mem_flags flags)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(clctx, flags | (data ? CL_MEM_COPY_HOST_PTR : 0), bytes ? bytes : 4, (void *)data, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clCreateBuffer(%zu bytes) failed: %d\n", bytes, err);
+        exit(2);
+    }
+    return m;
+}
+
+static void read_back(cl_mem m, size_t bytes, void *out)
+{
+    cl_int err = clEnqueueReadBuffer(queue, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL);
+    CHECK(err == CL_SUCCESS, "clEnqueueReadBuffer: %d", err);
+}
+
+typedef struct config {
+    clqsort_key_type type;
+    int desc;
+    size_t value_bytes;
+} config;
+
+/* One segmented sort of n keys of the config in the given shape, verified. */
+static void sort_shape(const config *c, tu_seg_shape shape, size_t param, size_t n, const clqsort_info *info,
+                       uint64_t seed)
+{
+    const size_t w = tu_width_of(c->type), vb = c->value_bytes;
+    unsigned char *in = malloc(n * w + 1), *out = malloc(n * w + 1);
+    unsigned char *vin = malloc(n * 8 + 1), *vout = malloc(n * 8 + 1);
+    uint32_t *begin = malloc((n + 2) * 4), *end = malloc((n + 2) * 4);
+    size_t segments;
+    int ends_given;
+    tu_generate_typed(c->type, TU_UNIFORM, in, n, seed);
+    if (seed % 3 == 0) /* duplicates too */
+        tu_generate_typed(c->type, TU_FEW_16, in, n, seed);
+    tu_index_values(vin, vb ? vb : 4, n);
+    tu_make_segments(shape, param, n, info->lqsort_small, info->lqsort_max, seed, begin, end, &segments, &ends_given);
+
+    cl_mem k = buffer(n * w, in, CL_MEM_READ_WRITE), v = vb ? buffer(n * vb, vin, CL_MEM_READ_WRITE) : NULL;
+    cl_mem bb = buffer((segments + 1) * 4, begin, CL_MEM_READ_ONLY);
+    cl_mem eb = ends_given ? buffer(segments * 4 + 4, end, CL_MEM_READ_ONLY) : NULL;
+    clqsort_status s = clqsort_sort_segments(ctx, k, 0, v, 0, n, c->type, vb, bb, eb, segments,
+                                             c->desc ? CLQSORT_DESCENDING : 0);
+    CHECK(s == CLQSORT_SUCCESS, "%s%s +%zu B, %s(%zu) n=%zu: status %d: %s", tu_type_names[c->type],
+          c->desc ? " desc" : "", vb, tu_seg_shape_name(shape), param, n, s, clqsort_last_error(ctx));
+    if (s == CLQSORT_SUCCESS) {
+        read_back(k, n * w, out);
+        if (vb)
+            read_back(v, n * vb, vout);
+        char why[300];
+        CHECK(tu_verify_segments(c->type, c->desc, in, out, vin, vout, vb, n, begin, ends_given ? end : NULL, segments,
+                                 why, sizeof why),
+              "%s%s +%zu B, %s(%zu) n=%zu, %zu segments: %s", tu_type_names[c->type], c->desc ? " desc" : "", vb,
+              tu_seg_shape_name(shape), param, n, segments, why);
+    }
+    clReleaseMemObject(k);
+    if (v)
+        clReleaseMemObject(v);
+    clReleaseMemObject(bb);
+    if (eb)
+        clReleaseMemObject(eb);
+    free(in), free(out), free(vin), free(vout), free(begin), free(end);
+}
+
+/* Invalid offsets: refused by the device with the first invalid segment named, nothing moved. */
+static void invalid_segments(int enqueue)
+{
+    /* segment 0 of the first cases is longer than phase two takes: phase one would move it */
+    static const struct {
+        const char *what;
+        int ends_given;
+        size_t segments;
+        uint32_t begin[5], end[4];
+        unsigned bad;
+    } cases[] = {
+        {"begin > end", 1, 3, {0, 15000, 16000}, {12000, 14000, 20000}, 1},
+        {"end past count", 0, 2, {0, 12000, 20001}, {0}, 1},
+        {"overlap", 1, 3, {0, 100, 400}, {150, 300, 1000}, 0},
+        {"decreasing begins", 0, 4, {0, 16000, 14000, 18000, 20000}, {0}, 1},
+        {"begin past count", 1, 2, {0, 25000}, {13000, 26000}, 1},
+    };
+    enum { N = 20000 };
+    const size_t n = N;
+    static uint32_t in[N], out[N], vin[N], vout[N];
+    tu_generate(TU_UNIFORM, in, n, 99);
+    for (size_t i = 0; i < n; i++)
+        vin[i] = (uint32_t)i;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cl_mem k = buffer(sizeof in, in, CL_MEM_READ_WRITE), v = buffer(sizeof vin, vin, CL_MEM_READ_WRITE);
+        cl_mem bb = buffer(sizeof cases[c].begin, cases[c].begin, CL_MEM_READ_ONLY);
+        cl_mem eb = cases[c].ends_given ? buffer(sizeof cases[c].end, cases[c].end, CL_MEM_READ_ONLY) : NULL;
+        clqsort_status s;
+        if (enqueue) {
+            cl_event ev = NULL;
+            s = clqsort_enqueue_sort_segments(ctx, k, 0, v, 0, n, CLQSORT_KEY_UINT32, 4, bb, eb, cases[c].segments, 0,
+                                              0, NULL, &ev);
+            CHECK(s == CLQSORT_SUCCESS && ev, "%s (enqueued): the call itself: status %d: %s", cases[c].what, s,
+                  clqsort_last_error(ctx));
+            if (ev) {
+                CHECK(clWaitForEvents(1, &ev) == CL_SUCCESS, "%s: the sort's event did not complete", cases[c].what);
+                clReleaseEvent(ev);
+            }
+            s = clqsort_finish(ctx);
+        } else {
+            s = clqsort_sort_segments(ctx, k, 0, v, 0, n, CLQSORT_KEY_UINT32, 4, bb, eb, cases[c].segments, 0);
+        }
+        char bad[64];
+        snprintf(bad, sizeof bad, "segment %u of", cases[c].bad);
+        const char *msg = clqsort_last_error(ctx);
+        CHECK(s == CLQSORT_ERROR_INVALID_SEGMENTS && strstr(msg, bad) &&
+                  (!enqueue || strstr(msg, "clqsort_enqueue_sort_segments")),
+              "%s%s: status %d, message \"%s\" (expected CLQSORT_ERROR_INVALID_SEGMENTS naming %s)", cases[c].what,
+              enqueue ? " (enqueued)" : "", s, msg, bad);
+        read_back(k, sizeof out, out);
+        read_back(v, sizeof vout, vout);
+        CHECK(!memcmp(in, out, sizeof in) && !memcmp(vin, vout, sizeof vin), "%s: the keys or values changed",
+              cases[c].what);
+        if (enqueue)
+            CHECK(clqsort_finish(ctx) == CLQSORT_SUCCESS, "%s: a second clqsort_finish still reports: %s",
+                  cases[c].what, clqsort_last_error(ctx));
+        clReleaseMemObject(k), clReleaseMemObject(v), clReleaseMemObject(bb);
+        if (eb)
+            clReleaseMemObject(eb);
+    }
+}
+
+/* What the host refuses before anything is enqueued, the keys untouched. */
+static void host_refusals(void)
+{
+    uint32_t in[64], out[64], offs[3] = {0, 32, 64};
+    tu_generate(TU_UNIFORM, in, 64, 5);
+    cl_mem k = buffer(sizeof in, in, CL_MEM_READ_WRITE);
+    cl_mem bb = buffer(sizeof offs, offs, CL_MEM_READ_ONLY), small = buffer(8, offs, CL_MEM_READ_ONLY);
+    cl_mem wo = buffer(sizeof offs, NULL, CL_MEM_WRITE_ONLY);
+    const struct {
+        const char *what;
+        cl_mem begin, end;
+        size_t segments;
+        clqsort_status want;
+    } cases[] = {
+        {"NULL begin", NULL, NULL, 2, CLQSORT_ERROR_NULL_BUFFER},
+        {"begin too small", small, NULL, 2, CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER},
+        {"ends too small", bb, small, 3, CLQSORT_ERROR_COUNT_EXCEEDS_BUFFER},
+        {"write-only offsets", wo, NULL, 2, CLQSORT_ERROR_BUFFER_ACCESS},
+        {"offsets in the keys", k, NULL, 2, CLQSORT_ERROR_OVERLAPPING_BUFFERS},
+        {"too many segments", bb, NULL, (size_t)CLQSORT_MAX_COUNT, CLQSORT_ERROR_COUNT_TOO_LARGE},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        clqsort_status s = clqsort_sort_segments(ctx, k, 0, NULL, 0, 64, CLQSORT_KEY_UINT32, 0, cases[c].begin,
+                                                 cases[c].end, cases[c].segments, 0);
+        CHECK(s == cases[c].want, "%s: status %d, expected %d: %s", cases[c].what, s, cases[c].want,
+              clqsort_last_error(ctx));
+    }
+    CHECK(clqsort_sort_segments(ctx, k, 0, k, 0, 64, CLQSORT_KEY_UINT32, 0, bb, NULL, 2, 0) ==
+              CLQSORT_ERROR_INVALID_ARGUMENT,
+          "values with value_size 0: %s", clqsort_last_error(ctx));
+    CHECK(clqsort_sort_segments(ctx, k, 0, NULL, 0, 64, CLQSORT_KEY_UINT32, 0, bb, NULL, 0, 0) == CLQSORT_SUCCESS,
+          "no segments: %s", clqsort_last_error(ctx));
+    cl_event ev = NULL;
+    CHECK(clqsort_enqueue_sort(ctx, k, 0, NULL, 0, 64, CLQSORT_KEY_UINT32, 0, 0, 1, NULL, &ev) ==
+              CLQSORT_ERROR_INVALID_ARGUMENT && !ev,
+          "a wait list of 1 event that is NULL: %s", clqsort_last_error(ctx));
+    read_back(k, sizeof out, out);
+    CHECK(!memcmp(in, out, sizeof in), "a refused call changed the keys");
+    clReleaseMemObject(k), clReleaseMemObject(bb), clReleaseMemObject(small), clReleaseMemObject(wo);
+}
+
+/* A sort waits for the events of its wait list: the keys are rewritten, through another queue,
+ * while a user event holds it back, and the sort must see the new keys. */
+static void waits_for_its_events(void)
+{
+    enum { N = 5000 };
+    static uint32_t first[N], second[N], out[N];
+    tu_generate(TU_UNIFORM, first, N, 1);
+    tu_generate(TU_GAUSSIAN, second, N, 2);
+    cl_int err;
+    cl_mem k = buffer(sizeof first, first, CL_MEM_READ_WRITE);
+    cl_event gate = clCreateUserEvent(clctx, &err);
+    cl_device_id dev = clqsort_cl_device(ctx);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    cl_command_queue other = clCreateCommandQueue(clctx, dev, 0, &err);
+#pragma GCC diagnostic pop
+    cl_event done = NULL;
+    clqsort_status s = clqsort_enqueue_sort(ctx, k, 0, NULL, 0, N, CLQSORT_KEY_UINT32, 0, 0, 1, &gate, &done);
+    CHECK(s == CLQSORT_SUCCESS && done, "enqueue behind a user event: %d: %s", s, clqsort_last_error(ctx));
+    /* a sort that ignored its wait list would have finished after a flush and a while */
+    clFlush(queue);
+    cl_int state = CL_COMPLETE;
+    for (int i = 0; i < 20 && done; i++) {
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+        clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL);
+    }
+    CHECK(state != CL_COMPLETE, "the sort completed before its wait list had");
+    err = clEnqueueWriteBuffer(other, k, CL_TRUE, 0, sizeof second, second, 0, NULL, NULL);
+    CHECK(err == CL_SUCCESS, "rewriting the keys: %d", err);
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    if (done) {
+        CHECK(clWaitForEvents(1, &done) == CL_SUCCESS, "waiting for the sort's event");
+        clReleaseEvent(done);
+    }
+    CHECK(clqsort_finish(ctx) == CLQSORT_SUCCESS, "clqsort_finish: %s", clqsort_last_error(ctx));
+    read_back(k, sizeof out, out);
+    char why[256];
+    CHECK(tu_verify(second, out, N, why, sizeof why), "the sort behind the user event: %s", why);
+    clReleaseEvent(gate);
+    clReleaseCommandQueue(other);
+    clReleaseMemObject(k);
+}
+
+/* The program's own kernels around enqueued sorts, on two queues, one wait at the end:
+ * make keys (queue B) -> sort them (waits for B's event) -> add one to each (the context's
+ * queue) -> segmented sort of the result descending -> read, waited for once. */
+static void chain_with_program_kernels(void)
+{
+    static const char *src =
+        "__kernel void make(__global uint *k) { uint i = get_global_id(0); uint x = i * 2654435761u;"
+        " x ^= x >> 15; x *= 2246822519u; x ^= x >> 13; k[i] = x >> 1; }\n"
+        "__kernel void add_one(__global uint *k) { k[get_global_id(0)] += 1u; }\n";
+    enum { N = 20000 };
+    cl_int err;
+    cl_device_id dev = clqsort_cl_device(ctx);
+    cl_program prog = clCreateProgramWithSource(clctx, 1, &src, NULL, &err);
+    err = clBuildProgram(prog, 1, &dev, "", NULL, NULL);
+    CHECK(err == CL_SUCCESS, "building the program's kernels: %d", err);
+    cl_kernel make = clCreateKernel(prog, "make", &err), add_one = clCreateKernel(prog, "add_one", &err);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    cl_command_queue other = clCreateCommandQueue(clctx, dev, 0, &err);
+#pragma GCC diagnostic pop
+    cl_mem k = buffer(N * 4, NULL, CL_MEM_READ_WRITE);
+    uint32_t offs[3] = {0, N / 3, N};
+    cl_mem bb = buffer(sizeof offs, offs, CL_MEM_READ_ONLY);
+    clSetKernelArg(make, 0, sizeof k, &k);
+    clSetKernelArg(add_one, 0, sizeof k, &k);
+    const size_t global = N;
+    cl_event made, sorted, resorted, read;
+    err = clEnqueueNDRangeKernel(other, make, 1, NULL, &global, NULL, 0, NULL, &made);
+    clFlush(other);
+    clqsort_status s = clqsort_enqueue_sort(ctx, k, 0, NULL, 0, N, CLQSORT_KEY_UINT32, 0, 0, 1, &made, &sorted);
+    CHECK(s == CLQSORT_SUCCESS, "sort after the program's kernel: %s", clqsort_last_error(ctx));
+    err |= clEnqueueNDRangeKernel(queue, add_one, 1, NULL, &global, NULL, 1, &sorted, NULL);
+    s = clqsort_enqueue_sort_segments(ctx, k, 0, NULL, 0, N, CLQSORT_KEY_UINT32, 0, bb, NULL, 2, CLQSORT_DESCENDING,
+                                      0, NULL, &resorted);
+    CHECK(s == CLQSORT_SUCCESS, "segmented sort after the program's kernel: %s", clqsort_last_error(ctx));
+    static uint32_t out[N], expect[N];
+    err |= clEnqueueReadBuffer(queue, k, CL_FALSE, 0, sizeof out, out, 1, &resorted, &read);
+    CHECK(err == CL_SUCCESS, "the program's commands: %d", err);
+    CHECK(clWaitForEvents(1, &read) == CL_SUCCESS, "the one wait");
+    for (uint32_t i = 0; i < N; i++) { /* the same keys as the kernel made */
+        uint32_t x = i * 2654435761u;
+        x ^= x >> 15;
+        x *= 2246822519u;
+        x ^= x >> 13;
+        expect[i] = (x >> 1) + 1;
+    }
+    tu_sort_typed(CLQSORT_KEY_UINT32, 0, expect, N);
+    char why[256];
+    uint32_t ends[2] = {N / 3, N};
+    CHECK(tu_verify_segments(CLQSORT_KEY_UINT32, 1, (const unsigned char *)expect, (const unsigned char *)out, NULL,
+                             NULL, 0, N, offs, ends, 2, why, sizeof why),
+          "make -> sort -> add one -> segmented sort: %s", why);
+    CHECK(clqsort_finish(ctx) == CLQSORT_SUCCESS, "clqsort_finish after the chain: %s", clqsort_last_error(ctx));
+    clReleaseEvent(made), clReleaseEvent(sorted), clReleaseEvent(resorted), clReleaseEvent(read);
+    clReleaseKernel(make), clReleaseKernel(add_one), clReleaseProgram(prog), clReleaseCommandQueue(other);
+    clReleaseMemObject(k), clReleaseMemObject(bb);
+}
+
+/* More sorts in flight than the context follows, one with invalid segments among them: every
+ * valid one sorted, the invalid one reported by clqsort_finish with its position. */
+static void many_in_flight(void)
+{
+    enum { SORTS = CLQSORT_MAX_PENDING + 6, N = 3000, BAD = 40 };
+    static uint32_t in[SORTS][N], out[N];
+    cl_mem k[SORTS];
+    uint32_t bad_offsets[3] = {0, 2000, 1000};
+    cl_mem bb = buffer(sizeof bad_offsets, bad_offsets, CL_MEM_READ_ONLY);
+    for (int i = 0; i < SORTS; i++) {
+        tu_generate((tu_dist)(i % TU_DIST_COUNT), in[i], N, (uint64_t)i);
+        k[i] = buffer(sizeof in[i], in[i], CL_MEM_READ_WRITE);
+        const clqsort_status s = i == BAD ? clqsort_enqueue_sort_segments(ctx, k[i], 0, NULL, 0, N, CLQSORT_KEY_UINT32,
+                                                                          0, bb, NULL, 2, 0, 0, NULL, NULL)
+                                          : clqsort_enqueue_sort(ctx, k[i], 0, NULL, 0, N, CLQSORT_KEY_UINT32, 0, 0, 0,
+                                                                 NULL, NULL);
+        CHECK(s == CLQSORT_SUCCESS, "enqueue %d: %s", i, clqsort_last_error(ctx));
+    }
+    const clqsort_status s = clqsort_finish(ctx);
+    CHECK(s == CLQSORT_ERROR_INVALID_SEGMENTS && strstr(clqsort_last_error(ctx), "segment 1 of"),
+          "%d sorts in flight, #%d invalid: clqsort_finish gave %d: %s", SORTS, BAD, s, clqsort_last_error(ctx));
+    for (int i = 0; i < SORTS; i++) {
+        read_back(k[i], sizeof out, out);
+        char why[256];
+        if (i == BAD)
+            CHECK(!memcmp(in[i], out, sizeof out), "the refused sort #%d moved keys", i);
+        else
+            CHECK(tu_verify(in[i], out, N, why, sizeof why), "enqueued sort %d: %s", i, why);
+        clReleaseMemObject(k[i]);
+    }
+    clReleaseMemObject(bb);
+    CHECK(clqsort_finish(ctx) == CLQSORT_SUCCESS, "clqsort_finish with nothing in flight: %s", clqsort_last_error(ctx));
+}
+
+/* Sorts with nothing to do still give an event that completes after their wait list; a context
+ * released with sorts in flight waits for them. */
+static void trivial_and_release(void)
+{
+    uint32_t one = 7;
+    cl_mem k = buffer(4, &one, CL_MEM_READ_WRITE);
+    cl_event ev = NULL;
+    clqsort_status s = clqsort_enqueue_sort(ctx, k, 0, NULL, 0, 1, CLQSORT_KEY_UINT32, 0, 0, 0, NULL, &ev);
+    CHECK(s == CLQSORT_SUCCESS && ev && clWaitForEvents(1, &ev) == CL_SUCCESS, "one key, enqueued: %d: %s", s,
+          clqsort_last_error(ctx));
+    if (ev)
+        clReleaseEvent(ev);
+    clReleaseMemObject(k);
+
+    clqsort_context *other = tu_create_or_die();
+    enum { N = 50000 };
+    static uint32_t in[N], out[N];
+    tu_generate(TU_UNIFORM, in, N, 3);
+    cl_int err;
+    cl_mem kb = clCreateBuffer(clqsort_cl_context(other), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof in, in, &err);
+    for (int i = 0; i < 3; i++)
+        CHECK(clqsort_enqueue_sort(other, kb, 0, NULL, 0, N, CLQSORT_KEY_UINT32, 0, i % 2 ? CLQSORT_DESCENDING : 0, 0,
+                                   NULL, NULL) == CLQSORT_SUCCESS,
+              "enqueue before release: %s", clqsort_last_error(other));
+    cl_command_queue q = clqsort_cl_queue(other);
+    clRetainCommandQueue(q);
+    clqsort_release(other); /* waits for the three sorts */
+    err = clEnqueueReadBuffer(q, kb, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+    char why[256];
+    CHECK(err == CL_SUCCESS && tu_verify(in, out, N, why, sizeof why), "three sorts, then release: %d %s", err, why);
+    clReleaseCommandQueue(q);
+    clReleaseMemObject(kb);
+}
+
+int main(int argc, char **argv)
+{
+    const int tiny = argc > 1 && !strcmp(argv[1], "--tiny");
+    ctx = tu_create_or_die();
+    clctx = clqsort_cl_context(ctx);
+    queue = clqsort_cl_queue(ctx);
+    clqsort_info info;
+    clqsort_get_info(ctx, &info);
+    printf("device \"%s\", path %s, phase two <= %u keys\n", info.device_name,
+           info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop", info.lqsort_max);
+
+    /* key types of both widths, both orders, every value size */
+    static const config configs[] = {
+        {CLQSORT_KEY_UINT32, 0, 0}, {CLQSORT_KEY_FLOAT, 1, 4},  {CLQSORT_KEY_INT32, 0, 8},
+        {CLQSORT_KEY_UINT64, 1, 0}, {CLQSORT_KEY_DOUBLE, 0, 8}, {CLQSORT_KEY_INT64, 0, 4},
+    };
+    const size_t lq = info.lqsort_max;
+    const struct {
+        tu_seg_shape shape;
+        size_t param, n;
+    } shapes[] = {
+        {TU_SEG_TINY, 0, 3000},        {TU_SEG_FIXED, 64, 20000},      {TU_SEG_FIXED, lq / 2, 30000},
+        {TU_SEG_FIXED, 3 * lq, 50000}, {TU_SEG_FEW, 3, 200003},        {TU_SEG_PARETO, 20000, 150000},
+        {TU_SEG_GAPS, 300, 40000},     {TU_SEG_GAPS, 3 * lq, 80000},   {TU_SEG_AROUND, lq, 60000},
+        {TU_SEG_EMPTY, 5, 1000},       {TU_SEG_FEW, 1, 1},             {TU_SEG_FEW, 1, 2},
+    };
+    const size_t nconfigs = tiny ? 2 : sizeof configs / sizeof configs[0];
+    for (size_t c = 0; c < nconfigs; c++) {
+        if (tu_width_of(configs[c].type) == 8) {
+            clqsort_status s = clqsort_scratch_bytes(ctx, 2, configs[c].type, 0, &(size_t){0});
+            if (s == CLQSORT_ERROR_UNSUPPORTED_TYPE) {
+                printf("64-bit keys not supported here: skipped, and said so\n");
+                continue;
+            }
+        }
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            const size_t n = tiny ? (shapes[i].n > 1500 ? 1500 : shapes[i].n) : shapes[i].n;
+            if (tiny) { /* a new context per case: see test_sort.c (oclgrind and reallocated scratch) */
+                clqsort_release(ctx);
+                ctx = tu_create_or_die();
+                clctx = clqsort_cl_context(ctx);
+                queue = clqsort_cl_queue(ctx);
+            }
+            sort_shape(&configs[c], shapes[i].shape, shapes[i].param, n, &info, c * 100 + i);
+        }
+    }
+    invalid_segments(0);
+    invalid_segments(1);
+    host_refusals();
+    if (!tiny) {
+        waits_for_its_events();
+        chain_with_program_kernels();
+        many_in_flight();
+        trivial_and_release();
+    }
+    clqsort_release(ctx);
+    return tu_finish("test_segments");
+}
