@@ -15,6 +15,9 @@
  *   --type T       key type: uint32 (default), int32, float, uint64, int64, double
  *   --values B     sort pairs: B-byte values (4 or 8) set to each key's index, moved with the keys
  *   --no-qsort     skip the CPU qsort reference timing (the reference sort still verifies)
+ *   --segments S   segmented sort (clqsort_sort_segments) in segments of shape S: fixed:LEN,
+ *                  few:COUNT, pareto:MAX (lengths 1..MAX, P(len >= s) = 1/s), tiny, gaps:MAX;
+ *                  every segment verified against the reference sort
  * Times: "device" is the sort alone, input restored from a device copy before each run and not
  * timed; "transfers" is writing the keys to the device and reading them back, timed apart.
  */
@@ -103,6 +106,9 @@ int main(int argc, char **argv)
     const char *n_list = NULL, *dist_list = "uniform", *csv_path = NULL, *json_path = NULL;
     clqsort_key_type type = CLQSORT_KEY_UINT32;
     size_t vsize = 0;
+    const char *seg_spec = NULL;
+    tu_seg_shape seg_shape = TU_SEG_FIXED;
+    size_t seg_param = 0;
     clqsort_options opt;
     clqsort_options_init(&opt);
 
@@ -137,6 +143,21 @@ int main(int argc, char **argv)
             vsize = (size_t)atoi(argv[++a]);
             if (vsize != 4 && vsize != 8) {
                 fprintf(stderr, "--values takes 4 or 8\n");
+                return 2;
+            }
+        } else if (!strcmp(s, "--segments") && a + 1 < argc) {
+            seg_spec = argv[++a];
+            const char *colon = strchr(seg_spec, ':');
+            const size_t len = colon ? (size_t)(colon - seg_spec) : strlen(seg_spec);
+            int found = 0;
+            for (int i = 0; i < TU_SEG_SHAPES && !found; i++)
+                if (strlen(tu_seg_shape_name((tu_seg_shape)i)) == len && !strncmp(seg_spec, tu_seg_shape_name((tu_seg_shape)i), len)) {
+                    seg_shape = (tu_seg_shape)i;
+                    found = 1;
+                }
+            seg_param = colon ? (size_t)strtoull(colon + 1, NULL, 0) : 0;
+            if (!found || (colon && !seg_param)) {
+                fprintf(stderr, "--segments takes fixed:LEN, few:COUNT, pareto:MAX, tiny or gaps:MAX\n");
                 return 2;
             }
         } else if (!strcmp(s, "--no-qsort")) {
@@ -247,8 +268,37 @@ int main(int argc, char **argv)
             uint64_t v = i;
             memcpy(vals + i * vsize, &v, vsize);
         }
+        /* segmented: the offsets, on the device once */
+        uint32_t *seg_begin = NULL, *seg_end = NULL;
+        size_t segments = 0;
+        int ends_given = 0;
+        cl_mem seg_b = NULL, seg_e = NULL;
+        char dist_label[96];
+        if (seg_spec) {
+            seg_begin = malloc((n + 2) * 4);
+            seg_end = malloc((n + 2) * 4);
+            if (!seg_begin || !seg_end) {
+                fprintf(stderr, "out of host memory for the segments\n");
+                return 2;
+            }
+            tu_make_segments(seg_shape, seg_param, n, info.lqsort_small, info.lqsort_max, 777, seg_begin, seg_end,
+                             &segments, &ends_given);
+            cl_int err;
+            seg_b = clCreateBuffer(clqsort_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (segments + 1) * 4,
+                                   seg_begin, &err);
+            if (ends_given)
+                seg_e = clCreateBuffer(clqsort_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                       segments * 4 + 4, seg_end, &err);
+            if (!seg_b || (ends_given && !seg_e)) {
+                fprintf(stderr, "clCreateBuffer for %zu segments failed: %d\n", segments, (int)err);
+                return 2;
+            }
+            printf("segments %s: %zu of them over %zu keys\n", seg_spec, segments, n);
+        }
         for (int di = 0; di < ndists; di++) {
             const tu_dist d = (tu_dist)dists[di];
+            snprintf(dist_label, sizeof dist_label, "%s%s%s", tu_dist_name(d), seg_spec ? "/segments=" : "",
+                     seg_spec ? seg_spec : "");
             tu_generate_typed(type, d, keys, n, 12345 + n);
             memcpy(ref, keys, n * w);
             double t0 = now_ms();
@@ -286,8 +336,10 @@ int main(int argc, char **argv)
                     clEnqueueCopyBuffer(q, vsrc, vwork, 0, 0, n * vsize + 8, 0, NULL, NULL);
                 clFinish(q);
                 double s0 = now_ms();
-                clqsort_status s = vsize ? clqsort_sort_pairs(ctx, work, vwork, n, type, vsize, 0)
-                                         : clqsort_sort(ctx, work, n, type, 0);
+                clqsort_status s = seg_spec ? clqsort_sort_segments(ctx, work, 0, vwork, 0, n, type, vsize, seg_b, seg_e,
+                                                                    segments, 0)
+                                   : vsize  ? clqsort_sort_pairs(ctx, work, vwork, n, type, vsize, 0)
+                                            : clqsort_sort(ctx, work, n, type, 0);
                 clFinish(q);
                 double s1 = now_ms();
                 double x2 = now_ms();
@@ -298,11 +350,14 @@ int main(int argc, char **argv)
                 int ok = s == CLQSORT_SUCCESS;
                 if (!ok)
                     fprintf(stderr, "sort failed: %s\n", clqsort_last_error(ctx));
+                else if (seg_spec)
+                    ok = tu_verify_segments(type, 0, keys, out, vals, outv, vsize, n, seg_begin,
+                                            ends_given ? seg_end : NULL, segments, why, sizeof why);
                 else if (type == CLQSORT_KEY_UINT32 && !vsize)
                     ok = !memcmp(out, ref, n * w);
                 else
                     ok = tu_verify_sorted(type, 0, ref, out, n, why, sizeof why);
-                if (ok && vsize) { /* every (key, index) pair came from the input, each index once */
+                if (ok && vsize && !seg_spec) { /* every (key, index) pair came from the input, each index once */
                     memset(seen, 0, n + 1);
                     for (size_t i = 0; i < n && ok; i++) {
                         uint64_t v = 0;
@@ -336,7 +391,7 @@ int main(int argc, char **argv)
             double med = median(dev_ms, iterations), xmed = median(xfer_ms, iterations);
             printf("n=%zu %s %s%s: median %.3f ms (%.1f Mkeys/s), min %.3f ms, transfers %.3f ms; %s %.3f ms "
                    "(%.1fx); levels %u, launches %u, round trips %u; %d/%d runs verified\n",
-                   n, tu_type_names[type], tu_dist_name(d), vsize ? (vsize == 4 ? " +4B values" : " +8B values") : "",
+                   n, tu_type_names[type], dist_label, vsize ? (vsize == 4 ? " +4B values" : " +8B values") : "",
                    med, med > 0 ? n / med / 1e3 : 0.0, min_ms, xmed, type == CLQSORT_KEY_UINT32 ? "qsort" : "CPU sort",
                    qsort_ms, med > 0 ? qsort_ms / med : 0.0, stats.phase_one_levels, stats.kernel_launches,
                    stats.host_round_trips, ok_runs, iterations);
@@ -345,7 +400,7 @@ int main(int argc, char **argv)
             if (csv)
                 fprintf(csv, "clqsort,\"%s\",%s,%s%s,%s,%zu,%d,%.4f,%.4f,%.4f,%.2f,%.3f,%u,%u,%u,%d\n",
                         info.device_name, info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop",
-                        tu_type_names[type], vsize ? (vsize == 4 ? "+u32" : "+u64") : "", tu_dist_name(d), n,
+                        tu_type_names[type], vsize ? (vsize == 4 ? "+u32" : "+u64") : "", dist_label, n,
                         iterations, med, min_ms, xmed, med > 0 ? n / med / 1e3 : 0.0, qsort_ms,
                         stats.phase_one_levels, stats.kernel_launches, stats.host_round_trips, ok_runs == iterations);
             if (csv)
@@ -358,7 +413,7 @@ int main(int argc, char **argv)
                         "\"launches\": %u, \"round_trips\": %u, \"verified_runs\": %d}",
                         json_rows++ ? ",\n" : "", info.device_name,
                         info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop", tu_type_names[type],
-                        vsize, tu_dist_name(d), n, iterations, med, min_ms, xmed, qsort_ms, stats.phase_one_levels,
+                        vsize, dist_label, n, iterations, med, min_ms, xmed, qsort_ms, stats.phase_one_levels,
                         stats.kernel_launches, stats.host_round_trips, ok_runs);
             free(dev_ms);
             free(xfer_ms);
@@ -370,6 +425,11 @@ int main(int argc, char **argv)
             }
         }
         free(keys), free(ref), free(out), free(vals), free(outv), free(seen);
+        free(seg_begin), free(seg_end);
+        if (seg_b)
+            clReleaseMemObject(seg_b);
+        if (seg_e)
+            clReleaseMemObject(seg_e);
     }
     if (csv)
         fclose(csv);
