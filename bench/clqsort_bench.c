@@ -15,6 +15,7 @@
  *   --type T       key type: uint32 (default), int32, float, uint64, int64, double
  *   --values B     sort pairs: B-byte values (4 or 8) set to each key's index, moved with the keys
  *   --no-qsort     skip the CPU qsort reference timing (the reference sort still verifies)
+ *   --stable       CLQSORT_STABLE (with --values: equal keys' values checked in input order)
  *   --segments S   segmented sort (clqsort_sort_segments) in segments of shape S: fixed:LEN,
  *                  few:COUNT, pareto:MAX (lengths 1..MAX, P(len >= s) = 1/s), tiny, gaps:MAX;
  *                  every segment verified against the reference sort
@@ -107,6 +108,7 @@ int main(int argc, char **argv)
     clqsort_key_type type = CLQSORT_KEY_UINT32;
     size_t vsize = 0;
     const char *seg_spec = NULL;
+    unsigned sort_flags = 0;
     tu_seg_shape seg_shape = TU_SEG_FIXED;
     size_t seg_param = 0;
     clqsort_options opt;
@@ -160,6 +162,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "--segments takes fixed:LEN, few:COUNT, pareto:MAX, tiny or gaps:MAX\n");
                 return 2;
             }
+        } else if (!strcmp(s, "--stable")) {
+            sort_flags |= CLQSORT_STABLE;
         } else if (!strcmp(s, "--no-qsort")) {
             no_qsort = 1;
         } else if (s[0] == '-') {
@@ -297,8 +301,8 @@ int main(int argc, char **argv)
         }
         for (int di = 0; di < ndists; di++) {
             const tu_dist d = (tu_dist)dists[di];
-            snprintf(dist_label, sizeof dist_label, "%s%s%s", tu_dist_name(d), seg_spec ? "/segments=" : "",
-                     seg_spec ? seg_spec : "");
+            snprintf(dist_label, sizeof dist_label, "%s%s%s%s", tu_dist_name(d), seg_spec ? "/segments=" : "",
+                     seg_spec ? seg_spec : "", (sort_flags & CLQSORT_STABLE) ? "/stable" : "");
             tu_generate_typed(type, d, keys, n, 12345 + n);
             memcpy(ref, keys, n * w);
             double t0 = now_ms();
@@ -337,9 +341,9 @@ int main(int argc, char **argv)
                 clFinish(q);
                 double s0 = now_ms();
                 clqsort_status s = seg_spec ? clqsort_sort_segments(ctx, work, 0, vwork, 0, n, type, vsize, seg_b, seg_e,
-                                                                    segments, 0)
-                                   : vsize  ? clqsort_sort_pairs(ctx, work, vwork, n, type, vsize, 0)
-                                            : clqsort_sort(ctx, work, n, type, 0);
+                                                                    segments, sort_flags)
+                                   : vsize  ? clqsort_sort_pairs(ctx, work, vwork, n, type, vsize, sort_flags)
+                                            : clqsort_sort(ctx, work, n, type, sort_flags);
                 clFinish(q);
                 double s1 = now_ms();
                 double x2 = now_ms();
@@ -366,6 +370,14 @@ int main(int argc, char **argv)
                         if (ok)
                             seen[v] = 1;
                     }
+                }
+                for (size_t i = 1; ok && vsize && (sort_flags & CLQSORT_STABLE) && i < n; i++) {
+                    uint64_t a = 0, b = 0; /* equal keys: values (input positions) increasing */
+                    memcpy(&a, outv + (i - 1) * vsize, vsize);
+                    memcpy(&b, outv + i * vsize, vsize);
+                    ok = memcmp(out + (i - 1) * w, out + i * w, w) || a < b;
+                    if (!ok)
+                        snprintf(why, sizeof why, "equal keys out of input order at %zu", i);
                 }
                 if (r < 0) { /* not timed, but a wrong warm-up run fails the bench too */
                     if (!ok) {

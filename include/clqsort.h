@@ -114,8 +114,14 @@ typedef enum clqsort_key_type {
     CLQSORT_KEY_DOUBLE = 5
 } clqsort_key_type;
 
-/* Flags of the sort calls. 0 sorts in ascending order. */
+/* Flags of the sort calls. 0 sorts in ascending order, not stably. */
 #define CLQSORT_DESCENDING 1u
+/* Keys that compare equal (the same bit pattern) keep their input order, and so do their values:
+ * for every call on device buffers and host arrays, with segments too. 32-bit key types only
+ * (64-bit keys give CLQSORT_ERROR_UNSUPPORTED_TYPE), on devices with 64-bit atomics (else the
+ * same status): each key is sorted as the 64-bit key (code << 32 | position), which takes 8 bytes
+ * of device memory more per key and runs the sort of 64-bit keys. */
+#define CLQSORT_STABLE 2u
 
 typedef enum clqsort_device_type {
     CLQSORT_DEVICE_DEFAULT = 0, /* CLQSORT_DEVICE if set, else the first GPU, else the first device */
@@ -210,7 +216,7 @@ void clqsort_release(clqsort_context *ctx);
  * Work already enqueued on the context's queue runs first; the call returns once the sorted
  * keys are in `keys` (it waits for the device). Scratch memory of `count` keys and some records
  * is allocated on first need and kept in the context for later sorts. Keys past `count` are
- * left as they are. Sorting is not stable (equal keys are indistinguishable anyway).
+ * left as they are. Not stable unless CLQSORT_STABLE is in `flags` (see that flag).
  *
  * What is unchanged after a failure: bad input is reported before anything is enqueued, and every
  * other step that can fail (building the kernels, allocating scratch, setting kernel arguments)
@@ -243,7 +249,8 @@ clqsort_status clqsort_sort_at(clqsort_context *ctx, cl_mem keys, size_t keys_of
 /* Sorts `count` keys of `key_type` in `keys` like clqsort_sort, and moves the value at each key's
  * position in `values` (another buffer of the same context, `value_size` 4 or 8 bytes per
  * value) along with it: afterwards values[i] is the value that came with keys[i]. With values
- * 0, 1, 2, ... this is an argsort. Not stable: values of equal keys come out in no promised order.
+ * 0, 1, 2, ... this is an argsort. Values of equal keys come out in no promised order, or with
+ * CLQSORT_STABLE in their input order.
  * Refusals and what stays unchanged as for clqsort_sort, for both buffers; value_size other than 4 or 8 gives
  * CLQSORT_ERROR_INVALID_ARGUMENT, keys and values sharing memory (the same buffer, or
  * overlapping sub-buffers of one buffer, where count > 0) or one buffer a sub-buffer of the other
@@ -298,7 +305,7 @@ clqsort_status clqsort_sort_pairs_host(clqsort_context *ctx, void *keys, void *v
  * write-only for kernels or holds fewer offsets than said (the buffer statuses of clqsort_sort),
  * segments > CLQSORT_MAX_COUNT - 1 (CLQSORT_ERROR_COUNT_TOO_LARGE), a segment buffer sharing
  * memory with the keys or values (CLQSORT_ERROR_OVERLAPPING_BUFFERS). segments 0 succeeds without
- * touching the device. Not stable, like every clqsort sort. */
+ * touching the device. CLQSORT_STABLE keeps equal keys of a segment in their input order. */
 clqsort_status clqsort_sort_segments(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
                                      size_t values_offset, size_t count, clqsort_key_type key_type,
                                      size_t value_size, cl_mem segment_begin, cl_mem segment_end, size_t segments,

@@ -115,6 +115,9 @@ typedef struct clq_program {
         };
         cl_kernel all[CLQ_KERNELS]; /* the same, in the order of clq_kernel_table */
     };
+    /* 32-bit keys only: pack keys into (code, position) and back (cl/stable.cl); arguments of
+     * their own (keys, packed keys, offset, count), set for each sort */
+    cl_kernel stable_pack, stable_unpack;
     clq_tuning tuning;
 } clq_program;
 
@@ -151,10 +154,10 @@ struct clqsort_context {
     clq_program programs[CLQ_PROGRAM_SLOTS];
 
     /* scratch, grown on demand and kept for later sorts */
-    cl_mem scratch, scratch_values, lists, pool, leaves, status, windows, host_keys, host_values;
+    cl_mem scratch, scratch_values, lists, pool, leaves, status, windows, host_keys, host_values, packed;
     int pool_clear; /* the bucket pool is all zero: the last sort on it succeeded (sort.c) */
     size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, status_bytes, windows_bytes,
-        host_keys_bytes, host_values_bytes;
+        host_keys_bytes, host_values_bytes, packed_bytes;
 
     /* sorts enqueued and not yet collected, oldest first (pending.c) */
     clq_pending pending[CLQSORT_MAX_PENDING];
@@ -205,6 +208,11 @@ typedef struct clq_plan {
     cl_uint segments;                  /* 0: one sequence of count keys */
     cl_uint windows;                   /* segmented: windows of CLQ_LQ_MAX / 2 keys (segcheck) */
     clq_pending *slot;                 /* the sort's status words */
+    const clq_program *stable;         /* CLQSORT_STABLE: the key type's program, which packs the
+                                          caller's keys (stable_keys, stable_offset) into `keys`
+                                          before the kernels and unpacks them after */
+    cl_mem stable_keys;
+    cl_ulong stable_offset;
     cl_uint count;
     cl_uint seq_cap, pool_cap, leaf_cap;
     unsigned code_bits;

@@ -91,6 +91,12 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
         for (int a = 0; a < d->nscalars; a++)
             CLQ_CL(ctx, d->name, clSetKernelArg, (p->all[i], first + (cl_uint)a, sizeof(cl_uint), &d->scalars[a]));
     }
+    if (clq_key_bytes(type) == 4) {
+        p->stable_pack = clCreateKernel(p->program, "stable_pack_kernel", &err);
+        CLQ_TRY(clq_check_created(ctx, p->stable_pack, err, "clCreateKernel", "stable_pack_kernel"));
+        p->stable_unpack = clCreateKernel(p->program, "stable_unpack_kernel", &err);
+        CLQ_TRY(clq_check_created(ctx, p->stable_unpack, err, "clCreateKernel", "stable_unpack_kernel"));
+    }
     return CLQSORT_SUCCESS;
 }
 
@@ -99,6 +105,10 @@ static void release_program(clq_program *p, clq_release_log *log)
     for (int i = 0; i < CLQ_KERNELS; i++)
         if (p->all[i])
             clq_released(log, clReleaseKernel(p->all[i]), "clReleaseKernel");
+    if (p->stable_pack)
+        clq_released(log, clReleaseKernel(p->stable_pack), "clReleaseKernel");
+    if (p->stable_unpack)
+        clq_released(log, clReleaseKernel(p->stable_unpack), "clReleaseKernel");
     if (p->program)
         clq_released(log, clReleaseProgram(p->program), "clReleaseProgram");
     memset(p, 0, sizeof *p);

@@ -14,8 +14,18 @@ static clqsort_status check_arguments(clqsort_context *ctx, size_t count, clqsor
 {
     if ((int)type < 0 || (int)type >= CLQ_KEY_TYPES)
         return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "%d is not a clqsort_key_type", (int)type);
-    if (flags & ~CLQSORT_DESCENDING)
-        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "unknown flags 0x%x", flags & ~CLQSORT_DESCENDING);
+    const unsigned known = CLQSORT_DESCENDING | CLQSORT_STABLE;
+    if (flags & ~known)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "unknown flags 0x%x", flags & ~known);
+    if ((flags & CLQSORT_STABLE) && clq_key_bytes(type) == 8)
+        return clq_fail(ctx, CLQSORT_ERROR_UNSUPPORTED_TYPE,
+                        "CLQSORT_STABLE sorts 32-bit key types only (it sorts each key with its position as one "
+                        "64-bit key)");
+    if ((flags & CLQSORT_STABLE) && !ctx->has_int64_atomics)
+        return clq_fail(ctx, CLQSORT_ERROR_UNSUPPORTED_TYPE,
+                        "CLQSORT_STABLE sorts 64-bit keys, which need cl_khr_int64_base_atomics and "
+                        "cl_khr_int64_extended_atomics, which \"%s\" lacks",
+                        ctx->device_name);
     if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)
         return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "value_size %zu; values are 4 or 8 bytes", value_bytes);
     if (clq_key_bytes(type) == 8 && !ctx->has_int64_atomics)
@@ -183,7 +193,7 @@ typedef struct scratch_request {
     size_t bytes;
     const char *what;
 } scratch_request;
-enum { SCRATCH_REQUESTS = 7 };
+enum { SCRATCH_REQUESTS = 8 };
 
 /* The scratch buffers a sort of `count` keys needs with tuning t; fills plan's capacities. The
  * kernels count records in 32 bits, and a host with a 32-bit size_t cannot hold every size. */
@@ -214,6 +224,7 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
         {&ctx->leaves, &ctx->leaves_bytes, leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes), "phase-two list"},
         {&ctx->status, &ctx->status_bytes, CLQ_ST_WORDS * sizeof(cl_uint), "status"},
         {&ctx->windows, &ctx->windows_bytes, (cl_ulong)plan->windows * 2 * sizeof(cl_uint), "segment windows"},
+        {&ctx->packed, &ctx->packed_bytes, plan->stable ? n * 8 : 0, "packed keys"},
     };
     for (int i = 0; i < SCRATCH_REQUESTS; i++) {
         if (need[i].bytes > SIZE_MAX)
@@ -414,6 +425,34 @@ static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_s
 
 /* ---- the sort calls ------------------------------------------------------------------------ */
 
+/* CLQSORT_STABLE: the arguments of the key type's pack and unpack kernels (cl/stable.cl). */
+static clqsort_status set_stable_args(clqsort_context *ctx, const clq_plan *plan)
+{
+    const cl_kernel ks[2] = {plan->stable->stable_pack, plan->stable->stable_unpack};
+    for (int i = 0; i < 2; i++) {
+        const char *name = i ? "stable_unpack_kernel" : "stable_pack_kernel";
+        CLQ_CL(ctx, name, clSetKernelArg, (ks[i], 0, sizeof(cl_mem), &plan->stable_keys));
+        CLQ_CL(ctx, name, clSetKernelArg, (ks[i], 1, sizeof(cl_mem), &ctx->packed));
+        CLQ_CL(ctx, name, clSetKernelArg, (ks[i], 2, sizeof(cl_ulong), &plan->stable_offset));
+        CLQ_CL(ctx, name, clSetKernelArg, (ks[i], 3, sizeof(cl_uint), &plan->count));
+    }
+    return CLQSORT_SUCCESS;
+}
+
+/* Packs or unpacks the keys of a stable sort: a grid that fills the device, each work-item
+ * taking keys in turn. */
+static clqsort_status launch_stable(clqsort_context *ctx, const clq_plan *plan, cl_kernel k, const char *name)
+{
+    const size_t wg = plan->stable->tuning.gq_wg, resident = (size_t)ctx->compute_units * plan->stable->tuning.groups_per_cu;
+    size_t groups = (plan->count + wg - 1) / wg;
+    if (groups > resident)
+        groups = resident;
+    const size_t global = groups * wg;
+    CLQ_CL(ctx, name, clEnqueueNDRangeKernel, (ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL));
+    ctx->stats.kernel_launches++;
+    return CLQSORT_SUCCESS;
+}
+
 /* What a public call adds to a sort of device buffers: segments, and for clqsort_enqueue_* the
  * caller's events (enqueue 0: the call waits for the sort and reports its verdict). */
 typedef struct sort_call {
@@ -438,16 +477,26 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     plan->count = (cl_uint)count;
     scratch_request r[SCRATCH_REQUESTS];
     CLQ_TRY(scratch_requests(ctx, &plan->prog->tuning, count, type, value_bytes, plan, r));
-    CLQ_TRY(ensure_scratch(ctx, r, (cl_ulong)count * (clq_key_bytes(type) + value_bytes)));
+    const cl_ulong caller_key_bytes = plan->stable ? 4 : clq_key_bytes(type);
+    CLQ_TRY(ensure_scratch(ctx, r, (cl_ulong)count * (caller_key_bytes + value_bytes)));
+    if (plan->stable) { /* the 64-bit sort runs on the packed keys */
+        plan->keys = ctx->packed;
+        plan->key_offset = 0;
+        CLQ_TRY(set_stable_args(ctx, plan));
+    }
     CLQ_TRY(set_buffer_args(ctx, plan));
     CLQ_TRY(clq_take_slot(ctx, clq_current_api(), &plan->slot));
 
     ctx->enqueuing = call->enqueue;
     clqsort_status s = start_sort(ctx, plan, call->nwait, call->wait);
+    if (s == CLQSORT_SUCCESS && plan->stable)
+        s = launch_stable(ctx, plan, plan->stable->stable_pack, "stable_pack_kernel");
     if (s == CLQSORT_SUCCESS && plan->segments)
         s = launch_segments(ctx, plan);
     if (s == CLQSORT_SUCCESS)
         s = ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, plan) : clq_run_host_loop(ctx, plan);
+    if (s == CLQSORT_SUCCESS && plan->stable)
+        s = launch_stable(ctx, plan, plan->stable->stable_unpack, "stable_unpack_kernel");
     if (s == CLQSORT_SUCCESS)
         s = clq_read_status(ctx, plan->slot);
     if (s == CLQSORT_SUCCESS && call->event) {
@@ -527,6 +576,14 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, size_t key_offset,
     if (call->segmented ? call->segments == 0 : count < 2)
         return nothing_to_sort(ctx, call);
     memset(&ctx->stats, 0, sizeof ctx->stats);
+    if (flags & CLQSORT_STABLE) { /* (code, position) as 64-bit keys, the order in the codes */
+        clq_program *kp;
+        CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, 0, &kp));
+        plan.stable = kp;
+        plan.stable_keys = plan.keys;
+        plan.stable_offset = plan.key_offset;
+        return run_sort(ctx, &plan, count, CLQSORT_KEY_UINT64, value_bytes, 0, call);
+    }
     return run_sort(ctx, &plan, count, type, value_bytes, flags, call);
 }
 

@@ -1,13 +1,14 @@
 /*
- * test_segments.c - segmented sorts and sorts that do not block the host, on the device the
- * environment selects.
+ * test_segments.c - segmented sorts, stable sorts and sorts that do not block the host, on the
+ * device the environment selects.
  *
  *   test_segments [--tiny]
  *     --tiny   small inputs only (for oclgrind)
  *
  * Segments: every shape of tu_make_segments, for key types of both widths, both orders and
  * every value size, checked segment by segment against the reference sort, with every key and
- * value outside the segments unchanged. Offsets out of range, decreasing or overlapping: the
+ * value outside the segments unchanged. Stable sorts: the input order of equal keys kept, whole
+ * and in segments. Offsets out of range, decreasing or overlapping: the
  * device's refusal, with every buffer byte-identical; the host's refusals of the buffers.
  * Asynchronous calls: a sort held back by a user event in its wait list (the keys are rewritten
  * while it waits), a chain of the program's kernels and sorts on two queues with one wait,
@@ -362,6 +363,85 @@ static void trivial_and_release(void)
     clReleaseMemObject(kb);
 }
 
+/* 1 if every two neighbours of out with the same key bytes carry increasing values (their
+ * input positions): the input order of equal keys kept. */
+static int stable_order(const unsigned char *out, const unsigned char *vout, size_t w, size_t vb, size_t n,
+                        size_t *at)
+{
+    for (size_t i = 1; i < n; i++) {
+        uint64_t a = 0, b = 0;
+        memcpy(&a, vout + (i - 1) * vb, vb);
+        memcpy(&b, vout + i * vb, vb);
+        if (!memcmp(out + (i - 1) * w, out + i * w, w) && a >= b) {
+            *at = i;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* CLQSORT_STABLE: pairs with many equal keys, whole and in segments, both orders, values of both
+ * sizes; the input order of equal keys kept, besides order and permutation. */
+static void stable_sorts(int tiny)
+{
+    const size_t n = tiny ? 1200 : 150000;
+    static const clqsort_key_type types[] = {CLQSORT_KEY_UINT32, CLQSORT_KEY_FLOAT, CLQSORT_KEY_INT32};
+    unsigned char *in = malloc(n * 4), *out = malloc(n * 4), *vin = malloc(n * 8), *vout = malloc(n * 8);
+    uint32_t *begin = malloc((n + 2) * 4), *end = malloc((n + 2) * 4);
+    for (int t = 0; t < 3; t++)
+        for (int desc = 0; desc < 2; desc++)
+            for (int seg = 0; seg < 2; seg++) {
+                const size_t vb = (t + desc) % 2 ? 8 : 4, w = 4;
+                const clqsort_key_type type = types[t];
+                tu_generate_typed(type, t == 1 ? TU_FEW_16 : TU_MANY_DUPLICATES, in, n, 40 + t);
+                tu_index_values(vin, vb, n);
+                size_t segments = 0;
+                int ends_given = 0;
+                if (seg)
+                    tu_make_segments(TU_SEG_GAPS, 3000, n, 32, 4096, 8, begin, end, &segments, &ends_given);
+                cl_mem k = buffer(n * w, in, CL_MEM_READ_WRITE), v = buffer(n * vb, vin, CL_MEM_READ_WRITE);
+                cl_mem bb = seg ? buffer((segments + 1) * 4, begin, CL_MEM_READ_ONLY) : NULL;
+                cl_mem eb = seg && ends_given ? buffer(segments * 4 + 4, end, CL_MEM_READ_ONLY) : NULL;
+                const unsigned flags = CLQSORT_STABLE | (desc ? CLQSORT_DESCENDING : 0);
+                clqsort_status s = seg ? clqsort_sort_segments(ctx, k, 0, v, 0, n, type, vb, bb, eb, segments, flags)
+                                       : clqsort_sort_pairs(ctx, k, v, n, type, vb, flags);
+                CHECK(s == CLQSORT_SUCCESS, "stable %s%s +%zu B%s: %d: %s", tu_type_names[type], desc ? " desc" : "",
+                      vb, seg ? " segments" : "", s, clqsort_last_error(ctx));
+                if (s == CLQSORT_SUCCESS) {
+                    read_back(k, n * w, out);
+                    read_back(v, n * vb, vout);
+                    char why[300] = "";
+                    size_t at = 0;
+                    const int ok = seg ? tu_verify_segments(type, desc, in, out, vin, vout, vb, n, begin,
+                                                            ends_given ? end : NULL, segments, why, sizeof why)
+                                       : tu_verify_pairs(type, desc, in, out, vout, vb, n, why, sizeof why);
+                    CHECK(ok, "stable %s%s +%zu B%s: %s", tu_type_names[type], desc ? " desc" : "", vb,
+                          seg ? " segments" : "", why);
+                    CHECK(stable_order(out, vout, w, vb, n, &at), "stable %s%s +%zu B%s: equal keys out of input "
+                          "order at %zu", tu_type_names[type], desc ? " desc" : "", vb, seg ? " segments" : "", at);
+                }
+                clReleaseMemObject(k), clReleaseMemObject(v);
+                if (bb)
+                    clReleaseMemObject(bb);
+                if (eb)
+                    clReleaseMemObject(eb);
+            }
+    /* keys alone, enqueued, stable: sorted like any sort */
+    tu_generate_typed(CLQSORT_KEY_UINT32, TU_FEW_2, in, n, 3);
+    cl_mem k = buffer(n * 4, in, CL_MEM_READ_WRITE);
+    CHECK(clqsort_enqueue_sort(ctx, k, 0, NULL, 0, n, CLQSORT_KEY_UINT32, 0, CLQSORT_STABLE, 0, NULL, NULL) ==
+                  CLQSORT_SUCCESS &&
+              clqsort_finish(ctx) == CLQSORT_SUCCESS,
+          "stable keys, enqueued: %s", clqsort_last_error(ctx));
+    read_back(k, n * 4, out);
+    char why[256];
+    CHECK(tu_verify_typed(CLQSORT_KEY_UINT32, 0, in, out, n, why, sizeof why), "stable keys, enqueued: %s", why);
+    CHECK(clqsort_sort(ctx, k, n, CLQSORT_KEY_UINT64, CLQSORT_STABLE) == CLQSORT_ERROR_UNSUPPORTED_TYPE,
+          "a stable sort of 64-bit keys was accepted");
+    clReleaseMemObject(k);
+    free(in), free(out), free(vin), free(vout), free(begin), free(end);
+}
+
 int main(int argc, char **argv)
 {
     const int tiny = argc > 1 && !strcmp(argv[1], "--tiny");
@@ -408,6 +488,10 @@ int main(int argc, char **argv)
             sort_shape(&configs[c], shapes[i].shape, shapes[i].param, n, &info, c * 100 + i);
         }
     }
+    if (clqsort_scratch_bytes(ctx, 2, CLQSORT_KEY_UINT64, 0, &(size_t){0}) == CLQSORT_SUCCESS)
+        stable_sorts(tiny);
+    else
+        printf("no 64-bit atomics: stable sorts skipped, and said so\n");
     invalid_segments(0);
     invalid_segments(1);
     host_refusals();
