@@ -15,6 +15,8 @@
  *   --type T       key type: uint32 (default), int32, float, uint64, int64, double
  *   --values B     sort pairs: B-byte values (4 or 8) set to each key's index, moved with the keys
  *   --no-qsort     skip the CPU qsort reference timing (the reference sort still verifies)
+ *   --topk K       partial sort (clqsort_partial_sort): the K smallest keys sorted at the front;
+ *                  verified: those K against the reference, the whole a permutation of the input
  *   --stable       CLQSORT_STABLE (with --values: equal keys' values checked in input order)
  *   --segments S   segmented sort (clqsort_sort_segments) in segments of shape S: fixed:LEN,
  *                  few:COUNT, pareto:MAX (lengths 1..MAX, P(len >= s) = 1/s), tiny, gaps:MAX;
@@ -109,6 +111,7 @@ int main(int argc, char **argv)
     size_t vsize = 0;
     const char *seg_spec = NULL;
     unsigned sort_flags = 0;
+    long long topk = -1;
     tu_seg_shape seg_shape = TU_SEG_FIXED;
     size_t seg_param = 0;
     clqsort_options opt;
@@ -160,6 +163,12 @@ int main(int argc, char **argv)
             seg_param = colon ? (size_t)strtoull(colon + 1, NULL, 0) : 0;
             if (!found || (colon && !seg_param)) {
                 fprintf(stderr, "--segments takes fixed:LEN, few:COUNT, pareto:MAX, tiny or gaps:MAX\n");
+                return 2;
+            }
+        } else if (!strcmp(s, "--topk") && a + 1 < argc) {
+            topk = atoll(argv[++a]);
+            if (topk < 0) {
+                fprintf(stderr, "--topk takes a count of keys\n");
                 return 2;
             }
         } else if (!strcmp(s, "--stable")) {
@@ -301,8 +310,11 @@ int main(int argc, char **argv)
         }
         for (int di = 0; di < ndists; di++) {
             const tu_dist d = (tu_dist)dists[di];
-            snprintf(dist_label, sizeof dist_label, "%s%s%s%s", tu_dist_name(d), seg_spec ? "/segments=" : "",
-                     seg_spec ? seg_spec : "", (sort_flags & CLQSORT_STABLE) ? "/stable" : "");
+            char topk_label[32] = "";
+            if (topk >= 0)
+                snprintf(topk_label, sizeof topk_label, "/topk=%lld", topk);
+            snprintf(dist_label, sizeof dist_label, "%s%s%s%s%s", tu_dist_name(d), seg_spec ? "/segments=" : "",
+                     seg_spec ? seg_spec : "", (sort_flags & CLQSORT_STABLE) ? "/stable" : "", topk_label);
             tu_generate_typed(type, d, keys, n, 12345 + n);
             memcpy(ref, keys, n * w);
             double t0 = now_ms();
@@ -340,7 +352,9 @@ int main(int argc, char **argv)
                     clEnqueueCopyBuffer(q, vsrc, vwork, 0, 0, n * vsize + 8, 0, NULL, NULL);
                 clFinish(q);
                 double s0 = now_ms();
-                clqsort_status s = seg_spec ? clqsort_sort_segments(ctx, work, 0, vwork, 0, n, type, vsize, seg_b, seg_e,
+                const size_t k = topk < 0 ? 0 : (size_t)topk > n ? n : (size_t)topk;
+                clqsort_status s = topk >= 0 ? clqsort_partial_sort(ctx, work, 0, vwork, 0, n, type, vsize, k, sort_flags)
+                                   : seg_spec ? clqsort_sort_segments(ctx, work, 0, vwork, 0, n, type, vsize, seg_b, seg_e,
                                                                     segments, sort_flags)
                                    : vsize  ? clqsort_sort_pairs(ctx, work, vwork, n, type, vsize, sort_flags)
                                             : clqsort_sort(ctx, work, n, type, sort_flags);
@@ -354,7 +368,17 @@ int main(int argc, char **argv)
                 int ok = s == CLQSORT_SUCCESS;
                 if (!ok)
                     fprintf(stderr, "sort failed: %s\n", clqsort_last_error(ctx));
-                else if (seg_spec)
+                else if (topk >= 0) { /* the first k by the order, then the whole a permutation */
+                    for (size_t i = 0; i < k && ok; i++)
+                        ok = tu_code_of(type, out + i * w) == tu_code_of(type, ref + i * w);
+                    if (!ok)
+                        snprintf(why, sizeof why, "the first %zu keys are not the reference's", k);
+                    if (ok && !vsize) {
+                        memcpy(outv, out, n * w < n * 8 ? n * w : n * 8); /* outv: room for n * 8 bytes */
+                        tu_sort_typed(type, 0, outv, n);
+                        ok = tu_verify_sorted(type, 0, ref, outv, n, why, sizeof why);
+                    }
+                } else if (seg_spec)
                     ok = tu_verify_segments(type, 0, keys, out, vals, outv, vsize, n, seg_begin,
                                             ends_given ? seg_end : NULL, segments, why, sizeof why);
                 else if (type == CLQSORT_KEY_UINT32 && !vsize)

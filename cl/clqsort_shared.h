@@ -29,7 +29,8 @@
 #define CLQ_ST_SEG_END_GIVEN 19 /* input: 1 if the segment ends come in their own buffer */
 #define CLQ_ST_BAD_SEGMENT 20  /* the first invalid segment (atomic min; the host writes ~0) */
 #define CLQ_ST_SEG_WHY 21      /* CLQ_SEG_* bits: what the invalid segments break (atomic_or) */
-#define CLQ_ST_WORDS 22
+#define CLQ_ST_TOPK 22         /* input: positions that must come out sorted (COUNT: all of them) */
+#define CLQ_ST_WORDS 23
 
 /* Error bits in status[CLQ_ST_ERROR]. */
 #define CLQ_ERR_SEQ_OVERFLOW 1u
@@ -50,6 +51,7 @@
 /* Flags of a phase-two record. */
 #define CLQ_LEAF_IN_SCRATCH 1u /* the keys are in the scratch buffer, not the caller's */
 #define CLQ_LEAF_FILL 2u       /* every key of the range equals `lo`: write it, read nothing */
+#define CLQ_LEAF_COPY 8u       /* partial sorts: keys past the sorted part, copied back from scratch */
 #define CLQ_LEAF_SEGMENTS 4u   /* segments lo .. hi (indices), each at most CLQ_LQ_MAX / 2 keys,
                                   sorted apart; the record's range runs from the first's begin
                                   to the last's end */

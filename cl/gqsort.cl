@@ -31,7 +31,10 @@
  */
 
 /* Where a finished bucket goes, decided by the one work-item that owns it (no barrier inside):
- * dropped if empty or if its equal keys already lie in the caller's buffer; runs of equal keys
+ * dropped if empty or if its equal keys already lie in the caller's buffer; in a partial sort,
+ * a bucket that starts at or past status[CLQ_ST_TOPK] is dropped too, or, if its keys are in
+ * scratch, becomes copy records of CLQ_FILL_CHUNK keys: only buckets that reach into the first
+ * status[CLQ_ST_TOPK] positions are refined further; runs of equal keys
  * become phase-two fill records of CLQ_FILL_CHUNK keys; a short range becomes one phase-two
  * sort record; a long one a sequence of the next work list. */
 void clq_emit_child(__global clq_seq *next, __global clq_leaf *leaves, __global uint *status, uint start, uint len,
@@ -39,7 +42,10 @@ void clq_emit_child(__global clq_seq *next, __global clq_leaf *leaves, __global 
 {
     if (len == 0 || (lo == hi && !in_scratch))
         return;
-    if (lo != hi && len > CLQ_LQ_MAX) {
+    const uint copy = start >= status[CLQ_ST_TOPK]; /* past the part a partial sort orders */
+    if (copy && !in_scratch)
+        return; /* in the caller's buffer already, in no promised order */
+    if (lo != hi && len > CLQ_LQ_MAX && !copy) {
         const uint i = atomic_inc(&status[CLQ_ST_NEXT_SEQS]);
         if (i < status[CLQ_ST_SEQ_CAP]) {
             next[i].lo = lo;
@@ -52,7 +58,7 @@ void clq_emit_child(__global clq_seq *next, __global clq_leaf *leaves, __global 
         }
         return;
     }
-    const uint nrec = lo == hi ? clq_ceil_div(len, CLQ_FILL_CHUNK) : 1u;
+    const uint nrec = lo == hi || copy ? clq_ceil_div(len, CLQ_FILL_CHUNK) : 1u;
     const uint base = atomic_add(&status[CLQ_ST_LEAVES], nrec);
     if (base + nrec > status[CLQ_ST_LEAF_CAP]) {
         atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_LEAF_OVERFLOW);
@@ -64,8 +70,8 @@ void clq_emit_child(__global clq_seq *next, __global clq_leaf *leaves, __global 
         leaf->lo = lo;
         leaf->hi = hi;
         leaf->start = start + offset;
-        leaf->len = lo == hi ? min((uint)CLQ_FILL_CHUNK, len - offset) : len;
-        leaf->flags = (lo == hi ? CLQ_LEAF_FILL : 0u) | (in_scratch ? CLQ_LEAF_IN_SCRATCH : 0u);
+        leaf->len = lo == hi || copy ? min((uint)CLQ_FILL_CHUNK, len - offset) : len;
+        leaf->flags = (copy ? CLQ_LEAF_COPY : lo == hi ? CLQ_LEAF_FILL : 0u) | (in_scratch ? CLQ_LEAF_IN_SCRATCH : 0u);
     }
 }
 

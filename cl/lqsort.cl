@@ -225,7 +225,12 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
         __global clq_value *vout = 0;
         CLQ_IF_PAIRS(vout = vals + leaf.start;)
         CLQ_IF_PAIRS(__global const clq_value *vsrc = ((leaf.flags & CLQ_LEAF_IN_SCRATCH) ? svals : vals) + leaf.start;)
-        if (leaf.flags & CLQ_LEAF_FILL) {
+        if (leaf.flags & CLQ_LEAF_COPY) { /* partial sorts: back from scratch, as they are */
+            for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG) {
+                out[i] = src[i];
+                CLQ_IF_PAIRS(vout[i] = vsrc[i];)
+            }
+        } else if (leaf.flags & CLQ_LEAF_FILL) {
             /* equal keys: rebuilt from the code; with values, moved from scratch with them */
             const clq_key value = clq_from_code(leaf.lo);
             for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG) {

@@ -311,8 +311,21 @@ clqsort_status clqsort_sort_segments(clqsort_context *ctx, cl_mem keys, size_t k
                                      size_t value_size, cl_mem segment_begin, cl_mem segment_end, size_t segments,
                                      unsigned flags);
 
+/* ---- partial sorts (top-k) ------------------------------------------------------------------
+ * Leaves the k smallest of the `count` keys from key `keys_offset` of `keys` (the k largest with
+ * CLQSORT_DESCENDING) in sorted order at the front of the slice, and the other count - k after
+ * them in no promised order; the whole slice is a permutation of what it was, and values
+ * (value_size 4 or 8; 0 and values NULL for keys alone) move with their keys. Only the
+ * partitions that reach into the first k positions are refined. k 0 succeeds without touching
+ * the device; k > count is refused with CLQSORT_ERROR_INVALID_ARGUMENT; k = count is a full
+ * sort. Refusals and what stays unchanged as for clqsort_sort_pairs_at; CLQSORT_STABLE as there
+ * (the first k keys in order, equal ones in input order). */
+clqsort_status clqsort_partial_sort(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                    size_t values_offset, size_t count, clqsort_key_type key_type, size_t value_size,
+                                    size_t k, unsigned flags);
+
 /* ---- sorts that do not block the host -------------------------------------------------------
- * clqsort_enqueue_sort and clqsort_enqueue_sort_segments enqueue the sort on the context's queue
+ * clqsort_enqueue_sort, clqsort_enqueue_sort_segments and clqsort_enqueue_partial_sort enqueue the sort on the context's queue
  * and return without waiting, following the OpenCL API's convention for the last three
  * arguments: the sort starts once the `num_events_in_wait_list` events of `event_wait_list` have
  * completed (and after every command enqueued on the queue before, which is in order), and, if
@@ -347,6 +360,13 @@ clqsort_status clqsort_enqueue_sort_segments(clqsort_context *ctx, cl_mem keys, 
                                              size_t value_size, cl_mem segment_begin, cl_mem segment_end,
                                              size_t segments, unsigned flags, cl_uint num_events_in_wait_list,
                                              const cl_event *event_wait_list, cl_event *event);
+
+/* clqsort_partial_sort without waiting. */
+clqsort_status clqsort_enqueue_partial_sort(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                            size_t values_offset, size_t count, clqsort_key_type key_type,
+                                            size_t value_size, size_t k, unsigned flags,
+                                            cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                            cl_event *event);
 
 /* Waits for every sort enqueued on the context and returns the first failure the device found in
  * one of them since the last clqsort_finish (its message in clqsort_last_error(ctx)), else

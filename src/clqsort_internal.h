@@ -214,6 +214,7 @@ typedef struct clq_plan {
     cl_mem stable_keys;
     cl_ulong stable_offset;
     cl_uint count;
+    cl_uint topk;                      /* the first topk positions come out sorted (count: all) */
     cl_uint seq_cap, pool_cap, leaf_cap;
     unsigned code_bits;
     unsigned levels; /* clq_levels: phase-one levels enqueued (host loop) and allowed */

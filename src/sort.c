@@ -171,8 +171,8 @@ static clqsort_status check_offsets(clqsort_context *ctx, const clq_plan *plan, 
  *    len / half buckets of more than half = lq_max / 2 keys, each at most one record or a run
  *    of equal keys, and its shorter buckets make at most len / half + 1 records; so a level
  *    makes at most 2 n / half + nseq of them, besides the runs of equal keys, which become
- *    ceil(len / fill_chunk) fill records and never overlap; there are at most clq_levels
- *    levels. Records never overlap, so there are also at most n of them.
+ *    ceil(len / fill_chunk) fill records and never overlap, as do the copy records of a partial
+ *    sort (gqsort.cl, clq_emit_child); there are at most clq_levels levels. Records never overlap, so there are also at most n of them.
  *  - a segmented sort's roots (cl/segments.cl) add a record per window of `half` keys and one per
  *    segment of more than `half` keys: fewer than 2 (n / half + 1). */
 static void capacities(const clq_tuning *t, cl_ulong n, unsigned levels, int segmented, cl_ulong *seq_cap,
@@ -181,7 +181,7 @@ static void capacities(const clq_tuning *t, cl_ulong n, unsigned levels, int seg
     *seq_cap = n / ((cl_ulong)t->lq_max + 1) + 1;
     *pool_cap = *seq_cap * t->gq_ways;
     const cl_ulong half = t->lq_max / 2 ? t->lq_max / 2 : 1;
-    const cl_ulong leaves = (cl_ulong)levels * (2 * (n / half + 1) + *seq_cap) + n / t->fill_chunk + 2 +
+    const cl_ulong leaves = (cl_ulong)levels * (2 * (n / half + 1) + *seq_cap) + 2 * (n / t->fill_chunk) + 2 +
                             (segmented ? 2 * (n / half + 1) : 0);
     *leaf_cap = leaves < n ? leaves : n ? n : 1; /* segmented sorts of no keys still launch */
 }
@@ -353,6 +353,7 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     st[CLQ_ST_SEGMENTS] = plan->segments;
     st[CLQ_ST_SEG_END_GIVEN] = plan->seg_end != NULL;
     st[CLQ_ST_BAD_SEGMENT] = CL_UINT_MAX;
+    st[CLQ_ST_TOPK] = plan->topk;
     plan->slot->seq_cap = plan->seq_cap;
     plan->slot->leaf_cap = plan->leaf_cap;
     CLQ_TRY(clq_write_status(ctx, plan->slot, nwait, wait));
@@ -459,13 +460,15 @@ typedef struct sort_call {
     cl_mem seg_begin, seg_end;
     size_t segments; /* 0 with segmented 0: one sequence */
     int segmented;
+    int partial;     /* a partial sort of the first k positions */
+    size_t k;
     int enqueue;
     cl_uint nwait;
     const cl_event *wait;
     cl_event *event;
 } sort_call;
 
-static const sort_call blocking = {NULL, NULL, 0, 0, 0, 0, NULL, NULL};
+static const sort_call blocking = {NULL, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL};
 
 /* A validated sort (plan: the caller's buffers and offsets): program, scratch and kernel
  * arguments, none of which touches the caller's buffers, then the sort's commands in a slot
@@ -572,8 +575,11 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, size_t key_offset,
         plan.seg_end = call->seg_end;
         plan.segments = (cl_uint)call->segments;
     }
+    if (call->partial && call->k > count)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "k %zu is larger than count %zu", call->k, count);
+    plan.topk = (cl_uint)(call->partial ? call->k : count);
     /* a segmented sort of under two keys still has its offsets checked on the device */
-    if (call->segmented ? call->segments == 0 : count < 2)
+    if (call->segmented ? call->segments == 0 : count < 2 || plan.topk == 0)
         return nothing_to_sort(ctx, call);
     memset(&ctx->stats, 0, sizeof ctx->stats);
     if (flags & CLQSORT_STABLE) { /* (code, position) as 64-bit keys, the order in the codes */
@@ -642,7 +648,33 @@ clqsort_status clqsort_sort_segments(clqsort_context *ctx, cl_mem keys, size_t k
                                      unsigned flags)
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_sort_segments"));
-    const sort_call call = {segment_begin, segment_end, segments, 1, 0, 0, NULL, NULL};
+    const sort_call call = {segment_begin, segment_end, segments, 1, 0, 0, 0, 0, NULL, NULL};
+    clqsort_status s = check_optional_values(ctx, values, value_size);
+    if (s == CLQSORT_SUCCESS)
+        s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);
+    return clq_leave(ctx, s);
+}
+
+clqsort_status clqsort_partial_sort(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                    size_t values_offset, size_t count, clqsort_key_type key_type, size_t value_size,
+                                    size_t k, unsigned flags)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_partial_sort"));
+    const sort_call call = {NULL, NULL, 0, 0, 1, k, 0, 0, NULL, NULL};
+    clqsort_status s = check_optional_values(ctx, values, value_size);
+    if (s == CLQSORT_SUCCESS)
+        s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);
+    return clq_leave(ctx, s);
+}
+
+clqsort_status clqsort_enqueue_partial_sort(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                            size_t values_offset, size_t count, clqsort_key_type key_type,
+                                            size_t value_size, size_t k, unsigned flags,
+                                            cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                            cl_event *event)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_enqueue_partial_sort"));
+    const sort_call call = {NULL, NULL, 0, 0, 1, k, 1, num_events_in_wait_list, event_wait_list, event};
     clqsort_status s = check_optional_values(ctx, values, value_size);
     if (s == CLQSORT_SUCCESS)
         s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);
@@ -655,7 +687,7 @@ clqsort_status clqsort_enqueue_sort(clqsort_context *ctx, cl_mem keys, size_t ke
                                     cl_event *event)
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_enqueue_sort"));
-    const sort_call call = {NULL, NULL, 0, 0, 1, num_events_in_wait_list, event_wait_list, event};
+    const sort_call call = {NULL, NULL, 0, 0, 0, 0, 1, num_events_in_wait_list, event_wait_list, event};
     clqsort_status s = check_optional_values(ctx, values, value_size);
     if (s == CLQSORT_SUCCESS)
         s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);
@@ -669,8 +701,8 @@ clqsort_status clqsort_enqueue_sort_segments(clqsort_context *ctx, cl_mem keys, 
                                              const cl_event *event_wait_list, cl_event *event)
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_enqueue_sort_segments"));
-    const sort_call call = {segment_begin, segment_end, segments, 1,
-                            1,             num_events_in_wait_list, event_wait_list, event};
+    const sort_call call = {segment_begin, segment_end, segments, 1, 0, 0, 1, num_events_in_wait_list,
+                            event_wait_list, event};
     clqsort_status s = check_optional_values(ctx, values, value_size);
     if (s == CLQSORT_SUCCESS)
         s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);

@@ -1,6 +1,6 @@
 /*
- * test_segments.c - segmented sorts, stable sorts and sorts that do not block the host, on the
- * device the environment selects.
+ * test_segments.c - segmented, stable, partial (top-k) and enqueued sorts, on the device the
+ * environment selects.
  *
  *   test_segments [--tiny]
  *     --tiny   small inputs only (for oclgrind)
@@ -8,7 +8,8 @@
  * Segments: every shape of tu_make_segments, for key types of both widths, both orders and
  * every value size, checked segment by segment against the reference sort, with every key and
  * value outside the segments unchanged. Stable sorts: the input order of equal keys kept, whole
- * and in segments. Offsets out of range, decreasing or overlapping: the
+ * and in segments. Partial sorts: k around every boundary, the first k keys the reference's and
+ * the whole a permutation. Offsets out of range, decreasing or overlapping: the
  * device's refusal, with every buffer byte-identical; the host's refusals of the buffers.
  * Asynchronous calls: a sort held back by a user event in its wait list (the keys are rewritten
  * while it waits), a chain of the program's kernels and sorts on two queues with one wait,
@@ -442,6 +443,101 @@ static void stable_sorts(int tiny)
     free(in), free(out), free(vin), free(vout), free(begin), free(end);
 }
 
+/* Partial sorts: k around every boundary, for key types of both widths, with and without
+ * values; the first k keys exactly the reference's, the whole a permutation of the input. */
+static void partial_sorts(int tiny, const clqsort_info *info)
+{
+    const size_t sizes[] = {tiny ? 300 : 3000, tiny ? 1100 : 200003};
+    static const config configs[] = {
+        {CLQSORT_KEY_UINT32, 0, 0}, {CLQSORT_KEY_FLOAT, 1, 8}, {CLQSORT_KEY_UINT64, 0, 4}, {CLQSORT_KEY_INT32, 1, 0}};
+    static const tu_dist dists[] = {TU_UNIFORM, TU_FEW_2, TU_POWER_LAW};
+    for (size_t si = 0; si < 2; si++) {
+        const size_t n = sizes[si], lq = info->lqsort_max, sm = info->lqsort_small;
+        const size_t ks[] = {0, 1, 2, sm, lq / 2 - 1, lq / 2 + 1, lq, lq + 1, n / 3, n - 1, n};
+        unsigned char *in = malloc(n * 8), *out = malloc(n * 8), *ref = malloc(n * 8), *vin = malloc(n * 8),
+                      *vout = malloc(n * 8);
+        for (size_t c = 0; c < (tiny ? 2 : sizeof configs / sizeof configs[0]); c++) {
+            const config *cf = &configs[c];
+            const size_t w = tu_width_of(cf->type), vb = cf->value_bytes;
+            if (w == 8 && clqsort_scratch_bytes(ctx, 2, cf->type, 0, &(size_t){0}) != CLQSORT_SUCCESS)
+                continue; /* no 64-bit atomics: said by the stable test's line */
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+                const size_t k = ks[ki];
+                if (k > n)
+                    continue;
+                const tu_dist d = dists[(ki + c) % 3];
+                tu_generate_typed(cf->type, d, in, n, n + ki);
+                tu_index_values(vin, vb ? vb : 4, n);
+                memcpy(ref, in, n * w);
+                tu_sort_typed(cf->type, cf->desc, ref, n);
+                cl_mem kb = buffer(n * w, in, CL_MEM_READ_WRITE), v = vb ? buffer(n * vb, vin, CL_MEM_READ_WRITE) : NULL;
+                clqsort_status s = clqsort_partial_sort(ctx, kb, 0, v, 0, n, cf->type, vb, k,
+                                                        cf->desc ? CLQSORT_DESCENDING : 0);
+                CHECK(s == CLQSORT_SUCCESS, "partial %s%s +%zu B n=%zu k=%zu: %d: %s", tu_type_names[cf->type],
+                      cf->desc ? " desc" : "", vb, n, k, s, clqsort_last_error(ctx));
+                if (s == CLQSORT_SUCCESS) {
+                    read_back(kb, n * w, out);
+                    if (vb)
+                        read_back(v, n * vb, vout);
+                    char why[300] = "";
+                    /* by the documented order (tu_code_of: every NaN equal, whatever its payload) */
+                    size_t bad = k;
+                    for (size_t i = 0; i < k && bad == k; i++)
+                        if (tu_code_of(cf->type, out + i * w) != tu_code_of(cf->type, ref + i * w))
+                            bad = i;
+                    CHECK(bad == k, "partial %s%s n=%zu k=%zu (%s): key %zu of the first k differs from the "
+                          "reference's", tu_type_names[cf->type], cf->desc ? " desc" : "", n, k, tu_dist_name(d), bad);
+                    /* the whole a permutation: its values name each input position once, with its key;
+                     * keys alone: sorted, it is the reference */
+                    int ok = 1;
+                    if (vb) {
+                        unsigned char *seen = calloc(n, 1);
+                        for (size_t i = 0; i < n && ok; i++) {
+                            uint64_t x = 0;
+                            memcpy(&x, vout + i * vb, vb);
+                            ok = x < n && !seen[x] && !memcmp(in + x * w, out + i * w, w);
+                            if (ok)
+                                seen[x] = 1;
+                            else
+                                snprintf(why, sizeof why, "value %llu at %zu", (unsigned long long)x, i);
+                        }
+                        free(seen);
+                    } else {
+                        ok = tu_verify_typed(cf->type, cf->desc, in, (tu_sort_typed(cf->type, cf->desc, out, n), out), n,
+                                             why, sizeof why);
+                    }
+                    CHECK(ok, "partial %s%s +%zu B n=%zu k=%zu (%s): %s", tu_type_names[cf->type],
+                          cf->desc ? " desc" : "", vb, n, k, tu_dist_name(d), why);
+                }
+                clReleaseMemObject(kb);
+                if (v)
+                    clReleaseMemObject(v);
+            }
+        }
+        free(in), free(out), free(ref), free(vin), free(vout);
+    }
+    /* k > count refused, the keys untouched; enqueued with an event */
+    uint32_t keys[100], back[100];
+    tu_generate(TU_UNIFORM, keys, 100, 4);
+    cl_mem kb = buffer(sizeof keys, keys, CL_MEM_READ_WRITE);
+    CHECK(clqsort_partial_sort(ctx, kb, 0, NULL, 0, 100, CLQSORT_KEY_UINT32, 0, 101, 0) ==
+              CLQSORT_ERROR_INVALID_ARGUMENT,
+          "k > count: %s", clqsort_last_error(ctx));
+    read_back(kb, sizeof back, back);
+    CHECK(!memcmp(keys, back, sizeof keys), "k > count changed the keys");
+    cl_event ev = NULL;
+    CHECK(clqsort_enqueue_partial_sort(ctx, kb, 0, NULL, 0, 100, CLQSORT_KEY_UINT32, 0, 10, 0, 0, NULL, &ev) ==
+                  CLQSORT_SUCCESS &&
+              ev && clWaitForEvents(1, &ev) == CL_SUCCESS && clqsort_finish(ctx) == CLQSORT_SUCCESS,
+          "enqueued partial sort: %s", clqsort_last_error(ctx));
+    if (ev)
+        clReleaseEvent(ev);
+    read_back(kb, sizeof back, back);
+    tu_sort_typed(CLQSORT_KEY_UINT32, 0, keys, 100);
+    CHECK(!memcmp(keys, back, 10 * 4), "enqueued partial sort: the first 10 keys");
+    clReleaseMemObject(kb);
+}
+
 int main(int argc, char **argv)
 {
     const int tiny = argc > 1 && !strcmp(argv[1], "--tiny");
@@ -492,6 +588,7 @@ int main(int argc, char **argv)
         stable_sorts(tiny);
     else
         printf("no 64-bit atomics: stable sorts skipped, and said so\n");
+    partial_sorts(tiny, &info);
     invalid_segments(0);
     invalid_segments(1);
     host_refusals();
