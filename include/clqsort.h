@@ -335,7 +335,8 @@ clqsort_status clqsort_partial_sort(clqsort_context *ctx, cl_mem keys, size_t ke
  *
  * Reporting: everything that can be checked on the host is checked before anything is enqueued
  * and returned by the call itself, with the same statuses and the same "unchanged" guarantee as
- * the blocking calls; so is a failure to enqueue (after which nothing of the call still runs).
+ * the blocking calls; so is a failure to enqueue (after which nothing of the call still runs:
+ * the call waits for the queue, so the events of its wait list must be able to complete).
  * What the device finds after the call returned (invalid segment offsets, a broken invariant of
  * the kernels, a command that failed on the device) is reported by clqsort_finish(), which waits
  * for every sort enqueued on the context and returns the first such failure since the last

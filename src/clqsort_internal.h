@@ -159,9 +159,10 @@ struct clqsort_context {
     size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, status_bytes, windows_bytes,
         host_keys_bytes, host_values_bytes, packed_bytes;
 
-    /* sorts enqueued and not yet collected, oldest first (pending.c) */
+    /* sorts enqueued and not yet collected: a ring from pending_first, oldest first; slots do not
+     * move while in use, as non-blocking commands read and write them (pending.c) */
     clq_pending pending[CLQSORT_MAX_PENDING];
-    unsigned npending, serial;
+    unsigned pending_first, npending, serial;
     clqsort_status deferred; /* the first failure collected since the last clqsort_finish */
     char deferred_error[CLQ_MESSAGE_BYTES];
 

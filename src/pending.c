@@ -14,11 +14,26 @@
 #include <stdio.h>
 #include <string.h>
 
+static clq_pending *slot_at(clqsort_context *ctx, unsigned i)
+{
+    return &ctx->pending[(ctx->pending_first + i) % CLQSORT_MAX_PENDING];
+}
+
+static void defer(clqsort_context *ctx, const clq_pending *slot, clqsort_status s, const char *msg);
+static clqsort_status collect(clqsort_context *ctx, clq_pending *slot, char *msg, size_t size);
+
 clqsort_status clq_take_slot(clqsort_context *ctx, const char *api, clq_pending **slot)
 {
-    if (ctx->npending == CLQSORT_MAX_PENDING)
-        (void)clq_collect_all(ctx, 0); /* failures are kept for clqsort_finish */
-    clq_pending *p = &ctx->pending[ctx->npending++];
+    if (ctx->npending == CLQSORT_MAX_PENDING) { /* the oldest first; its failure is kept */
+        char msg[1024];
+        clq_pending *oldest = slot_at(ctx, 0);
+        const clqsort_status s = collect(ctx, oldest, msg, sizeof msg);
+        if (s != CLQSORT_SUCCESS)
+            defer(ctx, oldest, s, msg);
+        ctx->pending_first = (ctx->pending_first + 1) % CLQSORT_MAX_PENDING;
+        ctx->npending--;
+    }
+    clq_pending *p = slot_at(ctx, ctx->npending++);
     memset(p, 0, sizeof *p);
     p->api = api;
     p->serial = ++ctx->serial;
@@ -110,23 +125,31 @@ static clqsort_status collect(clqsort_context *ctx, clq_pending *slot, char *msg
     return CLQSORT_SUCCESS;
 }
 
+/* Keeps the first failure found since the last clqsort_finish, worded for its call. */
+static void defer(clqsort_context *ctx, const clq_pending *slot, clqsort_status s, const char *msg)
+{
+    if (ctx->deferred != CLQSORT_SUCCESS)
+        return;
+    ctx->deferred = s;
+    snprintf(ctx->deferred_error, sizeof ctx->deferred_error, "the sort %s enqueued (sort #%u of the context): %s",
+             slot->api, slot->serial, msg);
+}
+
 clqsort_status clq_collect_all(clqsort_context *ctx, int newest_is_mine)
 {
     clqsort_status mine = CLQSORT_SUCCESS;
     for (unsigned i = 0; i < ctx->npending; i++) {
-        clq_pending *slot = &ctx->pending[i];
+        clq_pending *slot = slot_at(ctx, i);
         char msg[1024];
         const clqsort_status s = collect(ctx, slot, msg, sizeof msg);
         if (s == CLQSORT_SUCCESS)
             continue;
         if (newest_is_mine && i + 1 == ctx->npending)
             mine = clq_fail(ctx, s, "%s", msg);
-        else if (ctx->deferred == CLQSORT_SUCCESS) {
-            ctx->deferred = s;
-            snprintf(ctx->deferred_error, sizeof ctx->deferred_error, "the sort %s enqueued (sort #%u of the context): %s",
-                     slot->api, slot->serial, msg);
-        }
+        else
+            defer(ctx, slot, s, msg);
     }
+    ctx->pending_first = 0;
     ctx->npending = 0;
     return mine;
 }
@@ -134,9 +157,10 @@ clqsort_status clq_collect_all(clqsort_context *ctx, int newest_is_mine)
 void clq_abandon_slots(clqsort_context *ctx)
 {
     for (unsigned i = 0; i < ctx->npending; i++) {
-        (void)clWaitForEvents(1, &ctx->pending[i].done);
-        (void)clReleaseEvent(ctx->pending[i].done);
+        (void)clWaitForEvents(1, &slot_at(ctx, i)->done);
+        (void)clReleaseEvent(slot_at(ctx, i)->done);
     }
+    ctx->pending_first = 0;
     ctx->npending = 0;
 }
 

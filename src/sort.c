@@ -444,6 +444,8 @@ static clqsort_status set_stable_args(clqsort_context *ctx, const clq_plan *plan
  * taking keys in turn. */
 static clqsort_status launch_stable(clqsort_context *ctx, const clq_plan *plan, cl_kernel k, const char *name)
 {
+    if (plan->count == 0) /* a segmented sort of no keys: nothing to pack */
+        return CLQSORT_SUCCESS;
     const size_t wg = plan->stable->tuning.gq_wg, resident = (size_t)ctx->compute_units * plan->stable->tuning.groups_per_cu;
     size_t groups = (plan->count + wg - 1) / wg;
     if (groups > resident)
@@ -516,9 +518,11 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
         clq_append(ctx, "; the keys may have changed");
         clq_drop_slot(ctx, plan->slot);
     } else {
-        ctx->pool_clear = 1; /* every kernel that used a bucket record clears it */
-        if (!call->enqueue)
-            s = clq_collect_all(ctx, 1);
+        /* every kernel that used a bucket record clears it, so a sort found successful leaves
+         * the pool clear; one that is only enqueued is not known to be yet */
+        ctx->pool_clear = !call->enqueue;
+        if (!call->enqueue && (s = clq_collect_all(ctx, 1)) != CLQSORT_SUCCESS)
+            (void)clFinish(ctx->queue); /* a failed wait: nothing of the sort may run on after the return */
     }
     finish_profile(ctx, plan, s);
     ctx->enqueuing = 0;
@@ -785,6 +789,7 @@ clqsort_status clqsort_scratch_bytes(clqsort_context *ctx, size_t count, clqsort
     if (s == CLQSORT_SUCCESS)
         s = clq_tuning_of(ctx, type, (unsigned)value_size, &t);
     clq_plan plan;
+    memset(&plan, 0, sizeof plan); /* a sort of one sequence, not stable */
     scratch_request r[SCRATCH_REQUESTS];
     if (s == CLQSORT_SUCCESS)
         s = scratch_requests(ctx, &t, count, type, value_size, &plan, r);
