@@ -539,13 +539,27 @@ static clqsort_status check_events(clqsort_context *ctx, const sort_call *call)
 }
 
 /* A call with nothing to sort: an enqueue that asks for an event gets one that completes after
- * the caller's events. */
+ * the caller's events, a marker followed in a slot like any sort (clqsort_finish waits for it;
+ * its status words stay zero, which reads as success). */
 static clqsort_status nothing_to_sort(clqsort_context *ctx, const sort_call *call)
 {
     memset(&ctx->stats, 0, sizeof ctx->stats);
-    if (call->event)
-        CLQ_CL(ctx, "the sort's event", clEnqueueMarkerWithWaitList, (ctx->queue, call->nwait, call->wait, call->event));
     ctx->last_stats = ctx->stats;
+    if (!call->event)
+        return CLQSORT_SUCCESS;
+    clq_pending *slot;
+    CLQ_TRY(clq_take_slot(ctx, clq_current_api(), &slot));
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, call->nwait, call->wait, &slot->done);
+    clqsort_status s = err == CL_SUCCESS ? CLQSORT_SUCCESS : clq_fail_cl(ctx, err, "clEnqueueMarkerWithWaitList", "the sort's event");
+    if (s == CLQSORT_SUCCESS && (err = clRetainEvent(slot->done)) != CL_SUCCESS)
+        s = clq_fail_cl(ctx, err, "clRetainEvent", "the sort's event");
+    if (s != CLQSORT_SUCCESS) {
+        if (slot->done)
+            (void)clWaitForEvents(1, &slot->done); /* nothing of the call runs on after it */
+        clq_drop_slot(ctx, slot);
+        return s;
+    }
+    *call->event = slot->done;
     return CLQSORT_SUCCESS;
 }
 

@@ -21,6 +21,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 
 static clqsort_context *ctx;
@@ -330,6 +331,13 @@ static void many_in_flight(void)
     CHECK(clqsort_finish(ctx) == CLQSORT_SUCCESS, "clqsort_finish with nothing in flight: %s", clqsort_last_error(ctx));
 }
 
+static void *set_later(void *gate)
+{
+    nanosleep(&(struct timespec){0, 200 * 1000 * 1000}, NULL);
+    clSetUserEventStatus((cl_event)gate, CL_COMPLETE);
+    return NULL;
+}
+
 /* Sorts with nothing to do still give an event that completes after their wait list; a context
  * released with sorts in flight waits for them. */
 static void trivial_and_release(void)
@@ -344,11 +352,31 @@ static void trivial_and_release(void)
         clReleaseEvent(ev);
     clReleaseMemObject(k);
 
+    /* a sort with nothing to do, held back by a user event that another thread sets later:
+     * clqsort_finish waits for it like for any enqueued sort */
+    cl_int err;
+    cl_event gate = clCreateUserEvent(clctx, &err);
+    ev = NULL;
+    s = clqsort_enqueue_partial_sort(ctx, k = buffer(4, &one, CL_MEM_READ_WRITE), 0, NULL, 0, 1, CLQSORT_KEY_UINT32, 0,
+                                     0, 0, 1, &gate, &ev);
+    pthread_t setter;
+    pthread_create(&setter, NULL, set_later, gate);
+    const clqsort_status f = clqsort_finish(ctx);
+    cl_int state = CL_QUEUED;
+    if (ev)
+        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL);
+    CHECK(s == CLQSORT_SUCCESS && f == CLQSORT_SUCCESS && state == CL_COMPLETE,
+          "k = 0 behind a user event: clqsort_finish returned %d before the event completed (status %d)", f, state);
+    pthread_join(setter, NULL);
+    if (ev)
+        clReleaseEvent(ev);
+    clReleaseEvent(gate);
+    clReleaseMemObject(k);
+
     clqsort_context *other = tu_create_or_die();
     enum { N = 50000 };
     static uint32_t in[N], out[N];
     tu_generate(TU_UNIFORM, in, N, 3);
-    cl_int err;
     cl_mem kb = clCreateBuffer(clqsort_cl_context(other), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof in, in, &err);
     for (int i = 0; i < 3; i++)
         CHECK(clqsort_enqueue_sort(other, kb, 0, NULL, 0, N, CLQSORT_KEY_UINT32, 0, i % 2 ? CLQSORT_DESCENDING : 0, 0,
