@@ -256,8 +256,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     problems want = 0;
     if (!valid_type)
         want |= PROBLEM(CLQSORT_ERROR_INVALID_ARGUMENT);
-    if (flags & ~CLQSORT_DESCENDING && call != CALL_SCRATCH)
+    if (flags & ~(CLQSORT_DESCENDING | CLQSORT_STABLE) && call != CALL_SCRATCH)
         want |= PROBLEM(CLQSORT_ERROR_INVALID_ARGUMENT);
+    if (flags & CLQSORT_STABLE && valid_type && tu_width_of(type) == 8 && call != CALL_SCRATCH)
+        want |= PROBLEM(CLQSORT_ERROR_UNSUPPORTED_TYPE); /* stable sorts take 32-bit keys only */
     if (call == CALL_PAIRS ? vsize != 4 && vsize != 8 : call == CALL_SCRATCH && vsize != 0 && vsize != 4 && vsize != 8)
         want |= PROBLEM(CLQSORT_ERROR_INVALID_ARGUMENT);
     if (count > CLQSORT_MAX_COUNT)
