@@ -272,8 +272,8 @@ int main(int argc, char **argv)
     for (int si = 0; si < nsizes; si++) {
         const size_t n = sizes[si];
         unsigned char *keys = malloc(n * w + 8), *ref = malloc(n * w + 8), *out = malloc(n * w + 8);
-        unsigned char *vals = malloc(n * 8 + 8), *outv = malloc(n * 8 + 8), *seen = malloc(n + 1);
-        if (!keys || !ref || !out || !vals || !outv || !seen) {
+        unsigned char *vals = malloc(n * 8 + 8), *outv = malloc(n * 8 + 8);
+        if (!keys || !ref || !out || !vals || !outv) {
             fprintf(stderr, "out of host memory for %zu keys\n", n);
             return 2;
         }
@@ -385,24 +385,10 @@ int main(int argc, char **argv)
                     ok = !memcmp(out, ref, n * w);
                 else
                     ok = tu_verify_sorted(type, 0, ref, out, n, why, sizeof why);
-                if (ok && vsize && !seg_spec) { /* every (key, index) pair came from the input, each index once */
-                    memset(seen, 0, n + 1);
-                    for (size_t i = 0; i < n && ok; i++) {
-                        uint64_t v = 0;
-                        memcpy(&v, outv + i * vsize, vsize);
-                        ok = v < n && !seen[v] && !memcmp(out + i * w, keys + v * w, w);
-                        if (ok)
-                            seen[v] = 1;
-                    }
-                }
-                for (size_t i = 1; ok && vsize && (sort_flags & CLQSORT_STABLE) && i < n; i++) {
-                    uint64_t a = 0, b = 0; /* equal keys: values (input positions) increasing */
-                    memcpy(&a, outv + (i - 1) * vsize, vsize);
-                    memcpy(&b, outv + i * vsize, vsize);
-                    ok = memcmp(out + (i - 1) * w, out + i * w, w) || a < b;
-                    if (!ok)
-                        snprintf(why, sizeof why, "equal keys out of input order at %zu", i);
-                }
+                if (ok && vsize && !seg_spec) /* every (key, index) pair came from the input, each index once */
+                    ok = tu_verify_values(type, keys, out, outv, vsize, n, why, sizeof why);
+                if (ok && vsize && (sort_flags & CLQSORT_STABLE))
+                    ok = tu_verify_stable(type, out, outv, vsize, n, why, sizeof why);
                 if (r < 0) { /* not timed, but a wrong warm-up run fails the bench too */
                     if (!ok) {
                         fprintf(stderr, "warm-up run: WRONG OUTPUT%s%s\n", *why ? ": " : "", why);
@@ -460,7 +446,7 @@ int main(int argc, char **argv)
                 clReleaseMemObject(vwork);
             }
         }
-        free(keys), free(ref), free(out), free(vals), free(outv), free(seen);
+        free(keys), free(ref), free(out), free(vals), free(outv);
         free(seg_begin), free(seg_end);
         if (seg_b)
             clReleaseMemObject(seg_b);

@@ -39,21 +39,19 @@ static clqsort_status check_arguments(clqsort_context *ctx, size_t count, clqsor
     return CLQSORT_SUCCESS;
 }
 
-/* The checks of one buffer argument: a read-write buffer of this context holding `count` elements
- * from element `offset`. */
-static clqsort_status check_buffer(clqsort_context *ctx, cl_mem m, const char *name, size_t offset, size_t count,
-                                   size_t elem_bytes)
+/* What every buffer argument must be: not NULL, a buffer, of this context. Gives its flags and
+ * size for the checks of its use. */
+static clqsort_status query_buffer(clqsort_context *ctx, cl_mem m, const char *name, cl_mem_flags *mflags,
+                                   size_t *msize)
 {
     if (!m)
         return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "%s is NULL", name);
     cl_mem_object_type mtype;
     cl_context mctx;
-    cl_mem_flags mflags;
-    size_t msize;
     CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_TYPE, sizeof mtype, &mtype, NULL));
     CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_CONTEXT, sizeof mctx, &mctx, NULL));
-    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_FLAGS, sizeof mflags, &mflags, NULL));
-    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_SIZE, sizeof msize, &msize, NULL));
+    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_FLAGS, sizeof *mflags, mflags, NULL));
+    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_SIZE, sizeof *msize, msize, NULL));
     if (mtype != CL_MEM_OBJECT_BUFFER)
         return clq_fail(ctx, CLQSORT_ERROR_INVALID_BUFFER, "%s is a memory object of type 0x%x, not a buffer", name,
                         (unsigned)mtype);
@@ -62,6 +60,17 @@ static clqsort_status check_buffer(clqsort_context *ctx, cl_mem m, const char *n
                         "%s was created in another OpenCL context than the one of this clqsort context "
                         "(use clqsort_cl_context() or clqsort_create_with_queue())",
                         name);
+    return CLQSORT_SUCCESS;
+}
+
+/* The checks of one buffer argument: a read-write buffer of this context holding `count` elements
+ * from element `offset`. */
+static clqsort_status check_buffer(clqsort_context *ctx, cl_mem m, const char *name, size_t offset, size_t count,
+                                   size_t elem_bytes)
+{
+    cl_mem_flags mflags;
+    size_t msize;
+    CLQ_TRY(query_buffer(ctx, m, name, &mflags, &msize));
     if (mflags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY))
         return clq_fail(ctx, CLQSORT_ERROR_BUFFER_ACCESS, "%s was created with %s; sorting needs CL_MEM_READ_WRITE", name,
                         (mflags & CL_MEM_READ_ONLY) ? "CL_MEM_READ_ONLY" : "CL_MEM_WRITE_ONLY");
@@ -133,22 +142,9 @@ static clqsort_status check_buffers(clqsort_context *ctx, const clq_plan *plan, 
 static clqsort_status check_offsets(clqsort_context *ctx, const clq_plan *plan, cl_mem m, const char *name, size_t n,
                                     size_t count, clqsort_key_type type, size_t value_bytes)
 {
-    if (!m)
-        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "%s is NULL", name);
-    cl_mem_object_type mtype;
-    cl_context mctx;
     cl_mem_flags mflags;
     size_t msize;
-    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_TYPE, sizeof mtype, &mtype, NULL));
-    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_CONTEXT, sizeof mctx, &mctx, NULL));
-    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_FLAGS, sizeof mflags, &mflags, NULL));
-    CLQ_CL(ctx, name, clGetMemObjectInfo, (m, CL_MEM_SIZE, sizeof msize, &msize, NULL));
-    if (mtype != CL_MEM_OBJECT_BUFFER)
-        return clq_fail(ctx, CLQSORT_ERROR_INVALID_BUFFER, "%s is a memory object of type 0x%x, not a buffer", name,
-                        (unsigned)mtype);
-    if (mctx != ctx->context)
-        return clq_fail(ctx, CLQSORT_ERROR_WRONG_CONTEXT,
-                        "%s was created in another OpenCL context than the one of this clqsort context", name);
+    CLQ_TRY(query_buffer(ctx, m, name, &mflags, &msize));
     if (mflags & CL_MEM_WRITE_ONLY)
         return clq_fail(ctx, CLQSORT_ERROR_BUFFER_ACCESS, "%s was created with CL_MEM_WRITE_ONLY; kernels read it", name);
     if (n > msize / 4)
@@ -374,16 +370,22 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     return CLQSORT_SUCCESS;
 }
 
-/* Segmented sorts: check every segment, then emit the roots (cl/segments.cl); grids of at most
- * the groups that fill the device, which take segments and windows in turn. */
+/* Groups of gq_wg work-items for `items` items taken in turn: one item per work-item, at most the
+ * groups that fill the device. */
+static size_t fill_groups(const clqsort_context *ctx, const clq_tuning *t, size_t items)
+{
+    const size_t groups = (items + t->gq_wg - 1) / t->gq_wg, resident = (size_t)ctx->compute_units * t->groups_per_cu;
+    return groups < resident ? groups : resident;
+}
+
+/* Segmented sorts: check every segment, then emit the roots (cl/segments.cl), the groups taking
+ * segments and windows in turn. */
 static clqsort_status launch_segments(clqsort_context *ctx, const clq_plan *plan)
 {
     const clq_program *p = plan->prog;
-    const size_t wg = p->tuning.gq_wg, resident = (size_t)ctx->compute_units * p->tuning.groups_per_cu;
     const size_t most = plan->segments > plan->windows ? plan->segments : plan->windows;
-    const size_t check_groups = (plan->segments + wg - 1) / wg, emit_groups = (most + wg - 1) / wg;
-    CLQ_TRY(clq_launch(ctx, p, p->segcheck, check_groups < resident ? check_groups : resident, wg));
-    return clq_launch(ctx, p, p->segemit, emit_groups < resident ? emit_groups : resident, wg);
+    CLQ_TRY(clq_launch(ctx, p, p->segcheck, fill_groups(ctx, &p->tuning, plan->segments), p->tuning.gq_wg));
+    return clq_launch(ctx, p, p->segemit, fill_groups(ctx, &p->tuning, most), p->tuning.gq_wg);
 }
 
 /* CLQSORT_PROFILE=1: prints the device time of the last sort per kernel (if it succeeded) and
@@ -446,11 +448,7 @@ static clqsort_status launch_stable(clqsort_context *ctx, const clq_plan *plan, 
 {
     if (plan->count == 0) /* a segmented sort of no keys: nothing to pack */
         return CLQSORT_SUCCESS;
-    const size_t wg = plan->stable->tuning.gq_wg, resident = (size_t)ctx->compute_units * plan->stable->tuning.groups_per_cu;
-    size_t groups = (plan->count + wg - 1) / wg;
-    if (groups > resident)
-        groups = resident;
-    const size_t global = groups * wg;
+    const size_t wg = plan->stable->tuning.gq_wg, global = fill_groups(ctx, &plan->stable->tuning, plan->count) * wg;
     CLQ_CL(ctx, name, clEnqueueNDRangeKernel, (ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL));
     ctx->stats.kernel_launches++;
     return CLQSORT_SUCCESS;
@@ -650,14 +648,17 @@ clqsort_status clqsort_sort_pairs_at(clqsort_context *ctx, cl_mem keys, size_t k
                      sort_pairs(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags));
 }
 
-/* The calls that take values or not: value_size 0 needs values NULL (and the other way round). */
-static clqsort_status check_optional_values(clqsort_context *ctx, cl_mem values, size_t value_size)
+/* The calls that take values or not (value_size 0 needs values NULL, and the other way round),
+ * after that check as sort(). */
+static clqsort_status sort_optional_values(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                           size_t values_offset, size_t count, clqsort_key_type type,
+                                           size_t value_size, unsigned flags, const sort_call *call)
 {
     if (value_size == 0 && values)
         return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "values given with value_size 0");
     if (value_size != 0 && !values)
         return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "values is NULL with value_size %zu", value_size);
-    return CLQSORT_SUCCESS;
+    return sort(ctx, keys, keys_offset, values, values_offset, count, type, value_size, flags, call);
 }
 
 clqsort_status clqsort_sort_segments(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
@@ -667,10 +668,8 @@ clqsort_status clqsort_sort_segments(clqsort_context *ctx, cl_mem keys, size_t k
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_sort_segments"));
     const sort_call call = {segment_begin, segment_end, segments, 1, 0, 0, 0, 0, NULL, NULL};
-    clqsort_status s = check_optional_values(ctx, values, value_size);
-    if (s == CLQSORT_SUCCESS)
-        s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);
-    return clq_leave(ctx, s);
+    return clq_leave(ctx, sort_optional_values(ctx, keys, keys_offset, values, values_offset, count, key_type,
+                                               value_size, flags, &call));
 }
 
 clqsort_status clqsort_partial_sort(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
@@ -679,10 +678,8 @@ clqsort_status clqsort_partial_sort(clqsort_context *ctx, cl_mem keys, size_t ke
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_partial_sort"));
     const sort_call call = {NULL, NULL, 0, 0, 1, k, 0, 0, NULL, NULL};
-    clqsort_status s = check_optional_values(ctx, values, value_size);
-    if (s == CLQSORT_SUCCESS)
-        s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);
-    return clq_leave(ctx, s);
+    return clq_leave(ctx, sort_optional_values(ctx, keys, keys_offset, values, values_offset, count, key_type,
+                                               value_size, flags, &call));
 }
 
 clqsort_status clqsort_enqueue_partial_sort(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
@@ -693,10 +690,8 @@ clqsort_status clqsort_enqueue_partial_sort(clqsort_context *ctx, cl_mem keys, s
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_enqueue_partial_sort"));
     const sort_call call = {NULL, NULL, 0, 0, 1, k, 1, num_events_in_wait_list, event_wait_list, event};
-    clqsort_status s = check_optional_values(ctx, values, value_size);
-    if (s == CLQSORT_SUCCESS)
-        s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);
-    return clq_leave(ctx, s);
+    return clq_leave(ctx, sort_optional_values(ctx, keys, keys_offset, values, values_offset, count, key_type,
+                                               value_size, flags, &call));
 }
 
 clqsort_status clqsort_enqueue_sort(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
@@ -706,10 +701,8 @@ clqsort_status clqsort_enqueue_sort(clqsort_context *ctx, cl_mem keys, size_t ke
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_enqueue_sort"));
     const sort_call call = {NULL, NULL, 0, 0, 0, 0, 1, num_events_in_wait_list, event_wait_list, event};
-    clqsort_status s = check_optional_values(ctx, values, value_size);
-    if (s == CLQSORT_SUCCESS)
-        s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);
-    return clq_leave(ctx, s);
+    return clq_leave(ctx, sort_optional_values(ctx, keys, keys_offset, values, values_offset, count, key_type,
+                                               value_size, flags, &call));
 }
 
 clqsort_status clqsort_enqueue_sort_segments(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
@@ -721,10 +714,8 @@ clqsort_status clqsort_enqueue_sort_segments(clqsort_context *ctx, cl_mem keys, 
     CLQ_TRY(clq_enter(ctx, "clqsort_enqueue_sort_segments"));
     const sort_call call = {segment_begin, segment_end, segments, 1, 0, 0, 1, num_events_in_wait_list,
                             event_wait_list, event};
-    clqsort_status s = check_optional_values(ctx, values, value_size);
-    if (s == CLQSORT_SUCCESS)
-        s = sort(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags, &call);
-    return clq_leave(ctx, s);
+    return clq_leave(ctx, sort_optional_values(ctx, keys, keys_offset, values, values_offset, count, key_type,
+                                               value_size, flags, &call));
 }
 
 /* Host arrays: copied to device buffers the context keeps, sorted, copied back once the sort

@@ -392,23 +392,6 @@ static void trivial_and_release(void)
     clReleaseMemObject(kb);
 }
 
-/* 1 if every two neighbours of out with the same key bytes carry increasing values (their
- * input positions): the input order of equal keys kept. */
-static int stable_order(const unsigned char *out, const unsigned char *vout, size_t w, size_t vb, size_t n,
-                        size_t *at)
-{
-    for (size_t i = 1; i < n; i++) {
-        uint64_t a = 0, b = 0;
-        memcpy(&a, vout + (i - 1) * vb, vb);
-        memcpy(&b, vout + i * vb, vb);
-        if (!memcmp(out + (i - 1) * w, out + i * w, w) && a >= b) {
-            *at = i;
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* CLQSORT_STABLE: pairs with many equal keys, whole and in segments, both orders, values of both
  * sizes; the input order of equal keys kept, besides order and permutation. */
 static void stable_sorts(int tiny)
@@ -440,14 +423,13 @@ static void stable_sorts(int tiny)
                     read_back(k, n * w, out);
                     read_back(v, n * vb, vout);
                     char why[300] = "";
-                    size_t at = 0;
                     const int ok = seg ? tu_verify_segments(type, desc, in, out, vin, vout, vb, n, begin,
                                                             ends_given ? end : NULL, segments, why, sizeof why)
                                        : tu_verify_pairs(type, desc, in, out, vout, vb, n, why, sizeof why);
                     CHECK(ok, "stable %s%s +%zu B%s: %s", tu_type_names[type], desc ? " desc" : "", vb,
                           seg ? " segments" : "", why);
-                    CHECK(stable_order(out, vout, w, vb, n, &at), "stable %s%s +%zu B%s: equal keys out of input "
-                          "order at %zu", tu_type_names[type], desc ? " desc" : "", vb, seg ? " segments" : "", at);
+                    CHECK(tu_verify_stable(type, out, vout, vb, n, why, sizeof why), "stable %s%s +%zu B%s: %s",
+                          tu_type_names[type], desc ? " desc" : "", vb, seg ? " segments" : "", why);
                 }
                 clReleaseMemObject(k), clReleaseMemObject(v);
                 if (bb)
@@ -517,19 +499,9 @@ static void partial_sorts(int tiny, const clqsort_info *info)
                           "reference's", tu_type_names[cf->type], cf->desc ? " desc" : "", n, k, tu_dist_name(d), bad);
                     /* the whole a permutation: its values name each input position once, with its key;
                      * keys alone: sorted, it is the reference */
-                    int ok = 1;
+                    int ok;
                     if (vb) {
-                        unsigned char *seen = calloc(n, 1);
-                        for (size_t i = 0; i < n && ok; i++) {
-                            uint64_t x = 0;
-                            memcpy(&x, vout + i * vb, vb);
-                            ok = x < n && !seen[x] && !memcmp(in + x * w, out + i * w, w);
-                            if (ok)
-                                seen[x] = 1;
-                            else
-                                snprintf(why, sizeof why, "value %llu at %zu", (unsigned long long)x, i);
-                        }
-                        free(seen);
+                        ok = tu_verify_values(cf->type, in, out, vout, vb, n, why, sizeof why);
                     } else {
                         ok = tu_verify_typed(cf->type, cf->desc, in, (tu_sort_typed(cf->type, cf->desc, out, n), out), n,
                                              why, sizeof why);

@@ -467,11 +467,9 @@ void tu_index_values(unsigned char *values, size_t value_bytes, size_t n)
     }
 }
 
-int tu_verify_pairs(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out_keys,
-                    const unsigned char *out_values, size_t value_bytes, size_t n, char *why, size_t why_size)
+int tu_verify_values(clqsort_key_type t, const unsigned char *in, const unsigned char *out_keys,
+                     const unsigned char *out_values, size_t value_bytes, size_t n, char *why, size_t why_size)
 {
-    if (!tu_verify_typed(t, desc, in, out_keys, n, why, why_size))
-        return 0;
     const size_t w = tu_width_of(t);
     unsigned char *seen = calloc(n + 1, 1);
     if (!seen) {
@@ -492,6 +490,29 @@ int tu_verify_pairs(clqsort_key_type t, int desc, const unsigned char *in, const
     }
     free(seen);
     return ok;
+}
+
+int tu_verify_pairs(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out_keys,
+                    const unsigned char *out_values, size_t value_bytes, size_t n, char *why, size_t why_size)
+{
+    return tu_verify_typed(t, desc, in, out_keys, n, why, why_size) &&
+           tu_verify_values(t, in, out_keys, out_values, value_bytes, n, why, why_size);
+}
+
+int tu_verify_stable(clqsort_key_type t, const unsigned char *out_keys, const unsigned char *out_values,
+                     size_t value_bytes, size_t n, char *why, size_t why_size)
+{
+    const size_t w = tu_width_of(t);
+    for (size_t i = 1; i < n; i++) {
+        uint64_t a = 0, b = 0;
+        memcpy(&a, out_values + (i - 1) * value_bytes, value_bytes);
+        memcpy(&b, out_values + i * value_bytes, value_bytes);
+        if (!memcmp(out_keys + (i - 1) * w, out_keys + i * w, w) && a >= b) {
+            snprintf(why, why_size, "equal keys out of input order at %zu", i);
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* ---- segments ---- */

@@ -79,6 +79,14 @@ int tu_verify_sorted(clqsort_key_type t, int desc, const unsigned char *ref, con
  * (input values 0, 1, 2, ...); else 0 with the reason in why. */
 int tu_verify_pairs(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out_keys,
                     const unsigned char *out_values, size_t value_bytes, size_t n, char *why, size_t why_size);
+/* The values half of tu_verify_pairs: each out_values[i] is the input position of the key beside
+ * it, each position once (the keys in any order: partial sorts). */
+int tu_verify_values(clqsort_key_type t, const unsigned char *in, const unsigned char *out_keys,
+                     const unsigned char *out_values, size_t value_bytes, size_t n, char *why, size_t why_size);
+/* 1 if every two neighbours with the same key bytes carry increasing values (input positions):
+ * the input order of equal keys kept (CLQSORT_STABLE); else 0 with the place in why. */
+int tu_verify_stable(clqsort_key_type t, const unsigned char *out_keys, const unsigned char *out_values,
+                     size_t value_bytes, size_t n, char *why, size_t why_size);
 /* values[i] = i in value_bytes (4 or 8) bytes each */
 void tu_index_values(unsigned char *values, size_t value_bytes, size_t n);
 
