@@ -42,6 +42,22 @@
 #define CLQ_ERR_RANGE 64u  /* a key lay outside its sequence's code range (clamped, not sorted) */
 #define CLQ_ERR_COUNT 128u /* a sequence's bucket counts did not add up to its length */
 #define CLQ_ERR_SEGMENTS 256u /* the caller's segment offsets are invalid: nothing was moved */
+#define CLQ_ERR_SELECT 512u   /* a partial sort's selection found more candidates than it counted */
+
+/* The words of a selecting partial sort's buffer (cl/select.cl): a histogram of CLQ_SEL_BINS
+ * counts, the state of the selection, then k marks, k holes and (with values) the k values of
+ * the answer, 8-byte aligned. */
+#define CLQ_SEL_BITS 12u
+#define CLQ_SEL_BINS (1u << CLQ_SEL_BITS)
+#define CLQ_SEL_BASE_LO (CLQ_SEL_BINS + 0u) /* the range's first composite, 2 words (low, high) */
+#define CLQ_SEL_BASE_HI (CLQ_SEL_BINS + 1u)
+#define CLQ_SEL_LEVEL (CLQ_SEL_BINS + 2u)   /* levels done */
+#define CLQ_SEL_BELOW (CLQ_SEL_BINS + 3u)   /* composites below the range */
+#define CLQ_SEL_DONE (CLQ_SEL_BINS + 4u)    /* 1 once the candidates are few enough */
+#define CLQ_SEL_TAKEN (CLQ_SEL_BINS + 5u)   /* candidates gathered (atomic) */
+#define CLQ_SEL_HOLES (CLQ_SEL_BINS + 6u)   /* holes listed (atomic) */
+#define CLQ_SEL_FILLED (CLQ_SEL_BINS + 7u)  /* holes filled (atomic) */
+#define CLQ_SEL_WORDS (CLQ_SEL_BINS + 16u)  /* even: what follows is 8-byte aligned */
 
 /* What an invalid segment breaks (status[CLQ_ST_SEG_WHY]). */
 #define CLQ_SEG_BEGIN_AFTER_END 1u

@@ -182,6 +182,8 @@ typedef struct clqsort_stats {
     unsigned kernel_launches;   /* kernels run, by the host and the device together */
     unsigned host_round_trips;  /* times the host waited for the device to read status back */
     unsigned phase_two_records; /* short sequences and runs of equal keys finished in phase two */
+    unsigned selected_keys;     /* a partial sort that selected candidates first: how many it
+                                   sorted (0: it partitioned all of the keys) */
 } clqsort_stats;
 
 /* Sets every field of *options to its initial value (see clqsort_options). */

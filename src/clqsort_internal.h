@@ -86,6 +86,8 @@ typedef struct clq_tuning {
     unsigned extra_levels;  /* phase-one levels beyond the fewest the depth bound allows, so that
                              * early levels may split by length (clq_levels, relauncher.cl); only
                              * for sorts whose first split is by length narrower than gq_ways */
+    unsigned select_slack;  /* a selecting partial sort (cl/select.cl) sorts at most 2 k + this
+                             * many candidates, and selects only where count / 4 exceeds that */
 } clq_tuning;
 
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
@@ -101,6 +103,8 @@ typedef struct clq_kernel_desc {
     cl_uint scalars[2]; /* values of the arguments after the buffers (parity) */
 } clq_kernel_desc;
 extern const clq_kernel_desc clq_kernel_table[CLQ_KERNELS];
+enum { CLQ_SELECT_HIST, CLQ_SELECT_PICK, CLQ_SELECT_GATHER, CLQ_SELECT_STASH, CLQ_SELECT_MOVE, CLQ_SELECT_PLACE, CLQ_SELECT_KERNELS };
+extern const char *const clq_select_names[CLQ_SELECT_KERNELS];
 
 typedef struct clq_program {
     cl_program program;
@@ -118,6 +122,9 @@ typedef struct clq_program {
     /* 32-bit keys only: pack keys into (code, position) and back (cl/stable.cl); arguments of
      * their own (keys, packed keys, offset, count), set for each sort */
     cl_kernel stable_pack, stable_unpack;
+    /* 32-bit keys only: a partial sort's selection (cl/select.cl), in the order of
+     * clq_select_names; the same arguments for all, set for each sort */
+    cl_kernel select[6];
     clq_tuning tuning;
 } clq_program;
 
@@ -130,6 +137,7 @@ typedef struct clq_pending {
     const char *api;       /* the public call that enqueued the sort */
     unsigned serial;       /* its position among the context's enqueued sorts, from 1 */
     cl_uint seq_cap, leaf_cap;
+    int selecting;         /* a selecting partial sort: status[CLQ_ST_COUNT] is its candidates */
     clqsort_stats stats;   /* the host's counts; the device's are added when collected */
 } clq_pending;
 
@@ -154,10 +162,10 @@ struct clqsort_context {
     clq_program programs[CLQ_PROGRAM_SLOTS];
 
     /* scratch, grown on demand and kept for later sorts */
-    cl_mem scratch, scratch_values, lists, pool, leaves, status, windows, host_keys, host_values, packed;
+    cl_mem scratch, scratch_values, lists, pool, leaves, status, windows, host_keys, host_values, packed, select;
     int pool_clear; /* the bucket pool is all zero: the last sort on it succeeded (sort.c) */
     size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, status_bytes, windows_bytes,
-        host_keys_bytes, host_values_bytes, packed_bytes;
+        host_keys_bytes, host_values_bytes, packed_bytes, select_bytes;
 
     /* sorts enqueued and not yet collected: a ring from pending_first, oldest first; slots do not
      * move while in use, as non-blocking commands read and write them (pending.c) */
@@ -214,6 +222,13 @@ typedef struct clq_plan {
                                           before the kernels and unpacks them after */
     cl_mem stable_keys;
     cl_ulong stable_offset;
+    const clq_program *select;         /* a selecting partial sort: the key type's program, whose
+                                          kernels pick candidates from the caller's keys into
+                                          `keys` (64-bit composites) and put the answer in place */
+    cl_mem select_keys, select_values;
+    cl_ulong select_key_offset, select_value_offset;
+    cl_uint select_count;              /* the caller's keys; `count` is the candidates' capacity */
+    cl_uint select_value_bytes, select_pbits;
     cl_uint count;
     cl_uint topk;                      /* the first topk positions come out sorted (count: all) */
     cl_uint seq_cap, pool_cap, leaf_cap;

@@ -87,7 +87,8 @@ static clqsort_status check_words(const clq_pending *slot, char *msg, size_t siz
     if (st[CLQ_ST_ERROR] || st[CLQ_ST_CUR_SEQS]) {
         static const char *const bits[] = {"work list full", "phase-two list full", "too many levels",
                                            "phase-two stack full", "device enqueue failed", "bucket pool full",
-                                           "key outside its range", "bucket counts do not add up"};
+                                           "key outside its range", "bucket counts do not add up",
+                                           "invalid segments", "selection miscounted"};
         name_bits(what, sizeof what, st[CLQ_ST_ERROR], bits, sizeof bits / sizeof bits[0]);
         snprintf(msg, size,
                  "the kernels reported error bits 0x%x (%s) with %u sequences left after %u levels (work list "
@@ -120,6 +121,7 @@ static clqsort_status collect(clqsort_context *ctx, clq_pending *slot, char *msg
     slot->stats.host_round_trips++;
     slot->stats.phase_one_levels = slot->out[CLQ_ST_LEVELS];
     slot->stats.phase_two_records = slot->out[CLQ_ST_LEAVES];
+    slot->stats.selected_keys = slot->selecting ? slot->out[CLQ_ST_COUNT] : 0;
     slot->stats.kernel_launches += slot->out[CLQ_ST_LAUNCHES];
     ctx->last_stats = slot->stats;
     return CLQSORT_SUCCESS;

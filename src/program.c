@@ -22,6 +22,10 @@ const clq_kernel_desc clq_kernel_table[CLQ_KERNELS] = {
     {"segcheck_kernel", 4, 0, 1, 0, {0, 0}},   {"segemit_kernel", 4, 1, 1, 0, {0, 0}},
 };
 
+const char *const clq_select_names[CLQ_SELECT_KERNELS] = {
+    "select_hist_kernel", "select_pick_kernel", "select_gather_kernel", "select_stash_kernel", "select_move_kernel", "select_place_kernel",
+};
+
 /* The work-group size each kernel is built for, from the tuning. */
 static unsigned work_group_of(const clq_tuning *t, int phase)
 {
@@ -96,6 +100,11 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
         CLQ_TRY(clq_check_created(ctx, p->stable_pack, err, "clCreateKernel", "stable_pack_kernel"));
         p->stable_unpack = clCreateKernel(p->program, "stable_unpack_kernel", &err);
         CLQ_TRY(clq_check_created(ctx, p->stable_unpack, err, "clCreateKernel", "stable_unpack_kernel"));
+        for (int i = 0; i < CLQ_SELECT_KERNELS; i++) {
+            p->select[i] = clCreateKernel(p->program, clq_select_names[i], &err);
+            CLQ_TRY(clq_check_created(ctx, p->select[i], err, "clCreateKernel", clq_select_names[i]));
+            CLQ_TRY(check_kernel(ctx, p->select[i], clq_select_names[i], t->gq_wg));
+        }
     }
     return CLQSORT_SUCCESS;
 }
@@ -109,6 +118,9 @@ static void release_program(clq_program *p, clq_release_log *log)
         clq_released(log, clReleaseKernel(p->stable_pack), "clReleaseKernel");
     if (p->stable_unpack)
         clq_released(log, clReleaseKernel(p->stable_unpack), "clReleaseKernel");
+    for (int i = 0; i < CLQ_SELECT_KERNELS; i++)
+        if (p->select[i])
+            clq_released(log, clReleaseKernel(p->select[i]), "clReleaseKernel");
     if (p->program)
         clq_released(log, clReleaseProgram(p->program), "clReleaseProgram");
     memset(p, 0, sizeof *p);

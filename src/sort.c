@@ -189,7 +189,14 @@ typedef struct scratch_request {
     size_t bytes;
     const char *what;
 } scratch_request;
-enum { SCRATCH_REQUESTS = 8 };
+enum { SCRATCH_REQUESTS = 9 };
+
+/* A selecting partial sort's own buffer (cl/select.cl): the selection's words, then k marks and
+ * k holes, then the answer's values. */
+static cl_ulong select_bytes(const clq_plan *plan)
+{
+    return ((cl_ulong)CLQ_SEL_WORDS + 2ull * plan->topk) * 4 + (cl_ulong)plan->topk * plan->select_value_bytes;
+}
 
 /* The scratch buffers a sort of `count` keys needs with tuning t; fills plan's capacities. The
  * kernels count records in 32 bits, and a host with a 32-bit size_t cannot hold every size. */
@@ -220,7 +227,8 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
         {&ctx->leaves, &ctx->leaves_bytes, leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes), "phase-two list"},
         {&ctx->status, &ctx->status_bytes, CLQ_ST_WORDS * sizeof(cl_uint), "status"},
         {&ctx->windows, &ctx->windows_bytes, (cl_ulong)plan->windows * 2 * sizeof(cl_uint), "segment windows"},
-        {&ctx->packed, &ctx->packed_bytes, plan->stable ? n * 8 : 0, "packed keys"},
+        {&ctx->packed, &ctx->packed_bytes, plan->stable || plan->select ? n * 8 : 0, "packed keys"},
+        {&ctx->select, &ctx->select_bytes, plan->select ? select_bytes(plan) : 0, "selection"},
     };
     for (int i = 0; i < SCRATCH_REQUESTS; i++) {
         if (need[i].bytes > SIZE_MAX)
@@ -352,6 +360,7 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     st[CLQ_ST_TOPK] = plan->topk;
     plan->slot->seq_cap = plan->seq_cap;
     plan->slot->leaf_cap = plan->leaf_cap;
+    plan->slot->selecting = plan->select != NULL;
     CLQ_TRY(clq_write_status(ctx, plan->slot, nwait, wait));
     /* The kernels leave every bucket record they use cleared, but a sort that failed half-way
      * would not, nor is a new buffer clear: the pool is cleared whole unless the last sort on it
@@ -454,6 +463,63 @@ static clqsort_status launch_stable(clqsort_context *ctx, const clq_plan *plan, 
     return CLQSORT_SUCCESS;
 }
 
+/* A selecting partial sort (cl/select.cl): the arguments its five kernels share. */
+static clqsort_status set_select_args(clqsort_context *ctx, const clq_plan *plan)
+{
+    const cl_mem values = plan->select_value_bytes ? plan->select_values : NULL;
+    const cl_uint cap = plan->count;
+    for (int i = 0; i < CLQ_SELECT_KERNELS; i++) {
+        const cl_kernel k = plan->select->select[i];
+        const char *name = clq_select_names[i];
+        CLQ_CL(ctx, name, clSetKernelArg, (k, 0, sizeof(cl_mem), &plan->select_keys));
+        CLQ_CL(ctx, name, clSetKernelArg, (k, 1, sizeof(cl_mem), &values));
+        CLQ_CL(ctx, name, clSetKernelArg, (k, 2, sizeof(cl_mem), &ctx->select));
+        CLQ_CL(ctx, name, clSetKernelArg, (k, 3, sizeof(cl_mem), &ctx->packed));
+        CLQ_CL(ctx, name, clSetKernelArg, (k, 4, sizeof(cl_mem), &ctx->status));
+        CLQ_CL(ctx, name, clSetKernelArg, (k, 5, sizeof(cl_ulong), &plan->select_key_offset));
+        CLQ_CL(ctx, name, clSetKernelArg, (k, 6, sizeof(cl_ulong), &plan->select_value_offset));
+        CLQ_CL(ctx, name, clSetKernelArg, (k, 7, sizeof(cl_uint), &plan->select_count));
+        CLQ_CL(ctx, name, clSetKernelArg, (k, 8, sizeof(cl_uint), &plan->topk));
+        CLQ_CL(ctx, name, clSetKernelArg, (k, 9, sizeof(cl_uint), &plan->select_pbits));
+        CLQ_CL(ctx, name, clSetKernelArg, (k, 10, sizeof(cl_uint), &cap));
+    }
+    return CLQSORT_SUCCESS;
+}
+
+/* Kernel i of the selection over `items` items, taken in turn by a grid that fills the device. */
+static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan *plan, int i, size_t items)
+{
+    const clq_tuning *t = &plan->select->tuning;
+    const size_t wg = t->gq_wg, global = fill_groups(ctx, t, items) * wg;
+    CLQ_CL(ctx, clq_select_names[i], clEnqueueNDRangeKernel,
+           (ctx->queue, plan->select->select[i], 1, NULL, &global, &wg, 0, NULL, NULL));
+    ctx->stats.kernel_launches++;
+    return CLQSORT_SUCCESS;
+}
+
+/* Before the sort of the candidates: its words and marks cleared, the levels that narrow the
+ * range (enough for any input; those after the last needed return at once), the gathering. */
+static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan)
+{
+    const cl_uint zero = 0;
+    CLQ_CL(ctx, "selection", clEnqueueFillBuffer,
+           (ctx->queue, ctx->select, &zero, sizeof zero, 0, ((size_t)CLQ_SEL_WORDS + plan->topk) * 4, 0, NULL, NULL));
+    const unsigned bits = 32 + plan->select_pbits, levels = (bits + CLQ_SEL_BITS - 1) / CLQ_SEL_BITS;
+    for (unsigned level = 0; level < levels; level++) {
+        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_HIST, plan->select_count));
+        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_PICK, 1));
+    }
+    return launch_select_kernel(ctx, plan, CLQ_SELECT_GATHER, plan->select_count);
+}
+
+/* After it: the answer into the first k positions, the keys there into its places. */
+static clqsort_status launch_placement(clqsort_context *ctx, const clq_plan *plan)
+{
+    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_STASH, plan->topk));
+    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_MOVE, plan->topk));
+    return launch_select_kernel(ctx, plan, CLQ_SELECT_PLACE, plan->topk);
+}
+
 /* What a public call adds to a sort of device buffers: segments, and for clqsort_enqueue_* the
  * caller's events (enqueue 0: the call waits for the sort and reports its verdict). */
 typedef struct sort_call {
@@ -480,13 +546,18 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     plan->count = (cl_uint)count;
     scratch_request r[SCRATCH_REQUESTS];
     CLQ_TRY(scratch_requests(ctx, &plan->prog->tuning, count, type, value_bytes, plan, r));
-    const cl_ulong caller_key_bytes = plan->stable ? 4 : clq_key_bytes(type);
-    CLQ_TRY(ensure_scratch(ctx, r, (cl_ulong)count * (caller_key_bytes + value_bytes)));
-    if (plan->stable) { /* the 64-bit sort runs on the packed keys */
+    const cl_ulong caller_bytes = plan->select   ? (cl_ulong)plan->select_count * (4 + plan->select_value_bytes)
+                                  : plan->stable ? (cl_ulong)count * (4 + value_bytes)
+                                                 : (cl_ulong)count * (clq_key_bytes(type) + value_bytes);
+    CLQ_TRY(ensure_scratch(ctx, r, caller_bytes));
+    if (plan->stable || plan->select) { /* the 64-bit sort runs on packed keys or candidates */
         plan->keys = ctx->packed;
         plan->key_offset = 0;
-        CLQ_TRY(set_stable_args(ctx, plan));
     }
+    if (plan->stable)
+        CLQ_TRY(set_stable_args(ctx, plan));
+    if (plan->select)
+        CLQ_TRY(set_select_args(ctx, plan));
     CLQ_TRY(set_buffer_args(ctx, plan));
     CLQ_TRY(clq_take_slot(ctx, clq_current_api(), &plan->slot));
 
@@ -494,12 +565,16 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     clqsort_status s = start_sort(ctx, plan, call->nwait, call->wait);
     if (s == CLQSORT_SUCCESS && plan->stable)
         s = launch_stable(ctx, plan, plan->stable->stable_pack, "stable_pack_kernel");
+    if (s == CLQSORT_SUCCESS && plan->select)
+        s = launch_selection(ctx, plan);
     if (s == CLQSORT_SUCCESS && plan->segments)
         s = launch_segments(ctx, plan);
     if (s == CLQSORT_SUCCESS)
         s = ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, plan) : clq_run_host_loop(ctx, plan);
     if (s == CLQSORT_SUCCESS && plan->stable)
         s = launch_stable(ctx, plan, plan->stable->stable_unpack, "stable_unpack_kernel");
+    if (s == CLQSORT_SUCCESS && plan->select)
+        s = launch_placement(ctx, plan);
     if (s == CLQSORT_SUCCESS)
         s = clq_read_status(ctx, plan->slot);
     if (s == CLQSORT_SUCCESS && call->event) {
@@ -561,6 +636,20 @@ static clqsort_status nothing_to_sort(clqsort_context *ctx, const sort_call *cal
     return CLQSORT_SUCCESS;
 }
 
+/* Whether a partial sort selects before it sorts (cl/select.cl): keys of 32 bits in one
+ * sequence, and k small enough that the candidates, at most 2 k + select_slack (*cap), are a
+ * quarter of the keys or fewer. Otherwise the partial sort is the whole sort that stops refining
+ * past k (gqsort.cl). */
+static int select_first(clqsort_context *ctx, const sort_call *call, size_t count, clqsort_key_type type, size_t *cap)
+{
+    clq_tuning t;
+    if (call->segmented || clq_key_bytes(type) != 4 || !ctx->has_int64_atomics ||
+        clq_tuning_of(ctx, type, 0, &t) != CLQSORT_SUCCESS)
+        return 0;
+    *cap = 2 * call->k + t.select_slack;
+    return *cap <= count / 4;
+}
+
 /* Every sort of device buffers: `count` keys from key `key_offset` of `keys`, and with
  * value_bytes 4 or 8 as many values from value `value_offset` of `values`; `call` adds segments
  * and events. */
@@ -598,6 +687,24 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, size_t key_offset,
     if (call->segmented ? call->segments == 0 : count < 2 || plan.topk == 0)
         return nothing_to_sort(ctx, call);
     memset(&ctx->stats, 0, sizeof ctx->stats);
+    size_t cap;
+    if (call->partial && select_first(ctx, call, count, type, &cap)) {
+        /* the k smallest of the composites (code, position): stable by construction */
+        clq_program *kp;
+        CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, &kp));
+        plan.select = kp;
+        plan.select_keys = plan.keys;
+        plan.select_values = plan.values;
+        plan.select_key_offset = plan.key_offset;
+        plan.select_value_offset = plan.value_offset;
+        plan.select_count = (cl_uint)count;
+        plan.select_value_bytes = (cl_uint)value_bytes;
+        plan.values = NULL;
+        plan.value_offset = 0;
+        while ((cl_ulong)1 << plan.select_pbits < count)
+            plan.select_pbits++;
+        return run_sort(ctx, &plan, cap, CLQSORT_KEY_UINT64, 0, 0, call);
+    }
     if (flags & CLQSORT_STABLE) { /* (code, position) as 64-bit keys, the order in the codes */
         clq_program *kp;
         CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, 0, &kp));

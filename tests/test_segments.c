@@ -455,13 +455,25 @@ static void stable_sorts(int tiny)
 
 /* Partial sorts: k around every boundary, for key types of both widths, with and without
  * values; the first k keys exactly the reference's, the whole a permutation of the input. */
+/* Whether a partial sort selects first (clqsort.h): 32-bit keys, 2 k + select_slack <= count / 4
+ * on a device with 64-bit atomics,
+ * the slack 65536 unless CLQSORT_TUNING sets it. */
+static int selects(clqsort_key_type type, size_t n, size_t k)
+{
+    const char *env = getenv("CLQSORT_TUNING"), *at = env ? strstr(env, "select_slack=") : NULL;
+    const size_t slack = at ? strtoul(at + strlen("select_slack="), NULL, 10) : 65536;
+    const int has64 = clqsort_scratch_bytes(ctx, 2, CLQSORT_KEY_UINT64, 0, &(size_t){0}) == CLQSORT_SUCCESS;
+    return has64 && tu_width_of(type) == 4 && k > 0 && 2 * k + slack <= n / 4;
+}
+
 static void partial_sorts(int tiny, const clqsort_info *info)
 {
-    const size_t sizes[] = {tiny ? 300 : 3000, tiny ? 1100 : 200003};
+    const size_t sizes[] = {tiny ? 300 : 3000, tiny ? 1100 : 200003, tiny ? 0 : 300007};
     static const config configs[] = {
         {CLQSORT_KEY_UINT32, 0, 0}, {CLQSORT_KEY_FLOAT, 1, 8}, {CLQSORT_KEY_UINT64, 0, 4}, {CLQSORT_KEY_INT32, 1, 0}};
     static const tu_dist dists[] = {TU_UNIFORM, TU_FEW_2, TU_POWER_LAW};
-    for (size_t si = 0; si < 2; si++) {
+    unsigned selecting = 0; /* partial sorts that selected */
+    for (size_t si = 0; si < 3 && sizes[si]; si++) {
         const size_t n = sizes[si], lq = info->lqsort_max, sm = info->lqsort_small;
         const size_t ks[] = {0, 1, 2, sm, lq / 2 - 1, lq / 2 + 1, lq, lq + 1, n / 3, n - 1, n};
         unsigned char *in = malloc(n * 8), *out = malloc(n * 8), *ref = malloc(n * 8), *vin = malloc(n * 8),
@@ -480,11 +492,22 @@ static void partial_sorts(int tiny, const clqsort_info *info)
                 tu_index_values(vin, vb ? vb : 4, n);
                 memcpy(ref, in, n * w);
                 tu_sort_typed(cf->type, cf->desc, ref, n);
+                /* stable: 32-bit keys with values, every other k */
+                const unsigned stable = w == 4 && vb && ki % 2 ? CLQSORT_STABLE : 0;
                 cl_mem kb = buffer(n * w, in, CL_MEM_READ_WRITE), v = vb ? buffer(n * vb, vin, CL_MEM_READ_WRITE) : NULL;
                 clqsort_status s = clqsort_partial_sort(ctx, kb, 0, v, 0, n, cf->type, vb, k,
-                                                        cf->desc ? CLQSORT_DESCENDING : 0);
+                                                        (cf->desc ? CLQSORT_DESCENDING : 0) | stable);
                 CHECK(s == CLQSORT_SUCCESS, "partial %s%s +%zu B n=%zu k=%zu: %d: %s", tu_type_names[cf->type],
                       cf->desc ? " desc" : "", vb, n, k, s, clqsort_last_error(ctx));
+                clqsort_stats st = {0};
+                clqsort_get_stats(ctx, &st);
+                /* the selection where the header promises it, and never more candidates than 2 k + slack */
+                CHECK(s != CLQSORT_SUCCESS || (st.selected_keys != 0) == selects(cf->type, n, k),
+                      "partial %s n=%zu k=%zu: selected %u keys, expected %s", tu_type_names[cf->type], n, k,
+                      st.selected_keys, selects(cf->type, n, k) ? "a selection" : "none");
+                CHECK(st.selected_keys == 0 || (st.selected_keys >= k && st.selected_keys <= n / 4),
+                      "partial %s n=%zu k=%zu: %u candidates", tu_type_names[cf->type], n, k, st.selected_keys);
+                selecting += st.selected_keys != 0;
                 if (s == CLQSORT_SUCCESS) {
                     read_back(kb, n * w, out);
                     if (vb)
@@ -506,8 +529,10 @@ static void partial_sorts(int tiny, const clqsort_info *info)
                         ok = tu_verify_typed(cf->type, cf->desc, in, (tu_sort_typed(cf->type, cf->desc, out, n), out), n,
                                              why, sizeof why);
                     }
-                    CHECK(ok, "partial %s%s +%zu B n=%zu k=%zu (%s): %s", tu_type_names[cf->type],
-                          cf->desc ? " desc" : "", vb, n, k, tu_dist_name(d), why);
+                    if (ok && stable) /* equal keys among the first k in input order */
+                        ok = tu_verify_stable(cf->type, out, vout, vb, k, why, sizeof why);
+                    CHECK(ok, "partial %s%s +%zu B n=%zu k=%zu (%s)%s: %s", tu_type_names[cf->type],
+                          cf->desc ? " desc" : "", vb, n, k, tu_dist_name(d), stable ? " stable" : "", why);
                 }
                 clReleaseMemObject(kb);
                 if (v)
@@ -516,6 +541,7 @@ static void partial_sorts(int tiny, const clqsort_info *info)
         }
         free(in), free(out), free(ref), free(vin), free(vout);
     }
+    printf("partial sorts: %u selected their candidates first\n", selecting);
     /* k > count refused, the keys untouched; enqueued with an event */
     uint32_t keys[100], back[100];
     tu_generate(TU_UNIFORM, keys, 100, 4);
