@@ -33,6 +33,24 @@
     __global clq_key *keys, __global clq_value *vals, __global uint *sel, __global ulong *cand,           \
         __global uint *status, ulong key_offset, ulong value_offset, uint n, uint k, uint pbits, uint cap
 
+/* Runs EACH(key, i) for every key i < count, the grid taking them in turn, four loads in flight
+ * per work-item. */
+#define CLQ_SEL_EACH_KEY(count, EACH)                                                              \
+    do {                                                                                           \
+        const ulong g_ = get_global_size(0);                                                       \
+        ulong i_ = get_global_id(0);                                                               \
+        for (; i_ + 3 * g_ < (count); i_ += 4 * g_) {                                              \
+            const clq_key k0_ = keys[key_offset + i_], k1_ = keys[key_offset + i_ + g_];           \
+            const clq_key k2_ = keys[key_offset + i_ + 2 * g_], k3_ = keys[key_offset + i_ + 3 * g_]; \
+            EACH(k0_, i_);                                                                         \
+            EACH(k1_, i_ + g_);                                                                    \
+            EACH(k2_, i_ + 2 * g_);                                                                \
+            EACH(k3_, i_ + 3 * g_);                                                                \
+        }                                                                                          \
+        for (; i_ < (count); i_ += g_)                                                             \
+            EACH(keys[key_offset + i_], i_);                                                       \
+    } while (0)
+
 inline ulong clq_composite(clq_key key, uint i, uint pbits) { return (ulong)clq_to_code(key) << pbits | i; }
 
 /* The selection's range: composites in [base, base + 2^width). */
@@ -65,16 +83,19 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
     const uint level = sel[CLQ_SEL_LEVEL];
     const uint width = clq_sel_width(level, pbits), shift = clq_sel_width(level + 1u, pbits);
     const ulong base = clq_sel_base(sel);
-    for (uint b = get_local_id(0); b < CLQ_SEL_BINS; b += CLQ_GQ_WG)
+    const uint bins = done ? 0u : CLQ_SEL_BINS, count = done ? 0u : n;
+    for (uint b = get_local_id(0); b < bins; b += CLQ_GQ_WG)
         hist[b] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (ulong i = get_global_id(0); i < (done ? 0u : n); i += get_global_size(0)) {
-        const ulong c = clq_composite(keys[key_offset + i], (uint)i, pbits);
-        if (clq_sel_inside(c, base, width))
-            atomic_inc(&hist[(uint)((c - base) >> shift)]);
-    }
+#define CLQ_SEL_COUNT(key, i)                                                                      \
+    do {                                                                                           \
+        const ulong c_ = clq_composite((key), (uint)(i), pbits);                                   \
+        if (clq_sel_inside(c_, base, width))                                                       \
+            clq_gq_add(&hist[(uint)((c_ - base) >> shift)], 1u);                                   \
+    } while (0)
+    CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint b = get_local_id(0); b < CLQ_SEL_BINS; b += CLQ_GQ_WG)
+    for (uint b = get_local_id(0); b < bins; b += CLQ_GQ_WG)
         if (hist[b])
             atomic_add(&sel[b], hist[b]);
 }
@@ -96,11 +117,13 @@ void select_pick_kernel(CLQ_SELECT_PARAMS)
     __local uint pick[3];
     const uint done = sel[CLQ_SEL_DONE], level = sel[CLQ_SEL_LEVEL], below = sel[CLQ_SEL_BELOW];
     const uint lid = get_local_id(0), per = CLQ_SEL_BINS / CLQ_GQ_WG, first = lid * per;
-    uint sum = 0;
-    for (uint b = first; b < first + per; b++) {
+    const uint bins = done ? 0u : CLQ_SEL_BINS; /* a level after the selection counted nothing */
+    for (uint b = lid; b < bins; b += CLQ_GQ_WG) /* coalesced, then each work-item its own bins */
         hist[b] = sel[b];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint sum = 0;
+    for (uint b = first; b < first + (done ? 0u : per); b++)
         sum += hist[b];
-    }
     uint total;
     const uint before = clq_scan_exclusive(sum, &total, scan_tmp, CLQ_GQ_WG);
     const uint want = k - below; /* 1 <= want <= total while the selection is not done */
@@ -113,8 +136,8 @@ void select_pick_kernel(CLQ_SELECT_PARAMS)
         pick[2] = hist[b];
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    for (uint b = first; b < first + per; b++)
-        sel[b] = 0;
+    for (uint b = lid; b < bins; b += CLQ_GQ_WG)
+        sel[b] = 0; /* for the next level */
     if (lid == 0 && !done) {
         const uint shift = clq_sel_width(level + 1u, pbits);
         const ulong nbase = clq_sel_base(sel) + ((ulong)pick[0] << shift);
@@ -138,16 +161,18 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
     (void)k;
     const uint width = clq_sel_width(sel[CLQ_SEL_LEVEL], pbits);
     const ulong base = clq_sel_base(sel);
-    for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
-        const ulong c = clq_composite(keys[key_offset + i], (uint)i, pbits);
-        if (c < base || clq_sel_inside(c, base, width)) {
-            const uint at = atomic_inc(&sel[CLQ_SEL_TAKEN]);
-            if (at < cap)
-                cand[at] = c;
-            else
-                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT); /* cannot happen: the levels counted them */
-        }
-    }
+#define CLQ_SEL_GATHER(key, i)                                                                     \
+    do {                                                                                           \
+        const ulong c_ = clq_composite((key), (uint)(i), pbits);                                   \
+        if (c_ < base || clq_sel_inside(c_, base, width)) {                                        \
+            const uint at_ = atomic_inc(&sel[CLQ_SEL_TAKEN]);                                      \
+            if (at_ < cap)                                                                         \
+                cand[at_] = c_;                                                                    \
+            else /* cannot happen: the levels counted them */                                      \
+                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);                                  \
+        }                                                                                          \
+    } while (0)
+    CLQ_SEL_EACH_KEY(n, CLQ_SEL_GATHER);
 }
 
 #define CLQ_SEL_POSITION(c, pbits) ((uint)((c) & ((1ul << (pbits)) - 1ul)))

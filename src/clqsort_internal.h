@@ -88,12 +88,14 @@ typedef struct clq_tuning {
                              * for sorts whose first split is by length narrower than gq_ways */
     unsigned select_slack;  /* a selecting partial sort (cl/select.cl) sorts at most 2 k + this
                              * many candidates, and selects only where count / 4 exceeds that */
+    unsigned select_groups_per_cu; /* its counting groups per compute unit: each adds its whole
+                                    * histogram to the global one (CLQ_SEL_BINS atomics) */
 } clq_tuning;
 
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
  * arguments differ between launches exist once per value, with those arguments set at build
  * time: a launch then only sets buffer arguments. */
-enum { CLQ_KERNELS = 8, CLQ_PHASES = 5 };
+enum { CLQ_KERNELS = 8, CLQ_SORT_PHASES = 5 };
 typedef struct clq_kernel_desc {
     const char *name;
     int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two, 4 segments: the profile's rows */
@@ -105,6 +107,7 @@ typedef struct clq_kernel_desc {
 extern const clq_kernel_desc clq_kernel_table[CLQ_KERNELS];
 enum { CLQ_SELECT_HIST, CLQ_SELECT_PICK, CLQ_SELECT_GATHER, CLQ_SELECT_STASH, CLQ_SELECT_MOVE, CLQ_SELECT_PLACE, CLQ_SELECT_KERNELS };
 extern const char *const clq_select_names[CLQ_SELECT_KERNELS];
+enum { CLQ_PHASES = CLQ_SORT_PHASES + CLQ_SELECT_KERNELS }; /* profile rows: the selection's kernels last */
 
 typedef struct clq_program {
     cl_program program;

@@ -402,8 +402,11 @@ static clqsort_status launch_segments(clqsort_context *ctx, const clq_plan *plan
  * or released is counted in its line, and does not fail a sort that worked. */
 static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_status s)
 {
-    static const char *const names[CLQ_PHASES] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel",
-                                                  "lqsort_kernel", "segment kernels"};
+    static const char *const sort_names[CLQ_SORT_PHASES] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel",
+                                                            "lqsort_kernel", "segment kernels"};
+    const char *names[CLQ_PHASES];
+    for (int i = 0; i < CLQ_PHASES; i++)
+        names[i] = i < CLQ_SORT_PHASES ? sort_names[i] : clq_select_names[i - CLQ_SORT_PHASES];
     double ms[CLQ_PHASES] = {0};
     unsigned count[CLQ_PHASES] = {0}, not_queried = 0, not_released = 0;
     cl_ulong first = 0, last = 0;
@@ -486,14 +489,23 @@ static clqsort_status set_select_args(clqsort_context *ctx, const clq_plan *plan
     return CLQSORT_SUCCESS;
 }
 
-/* Kernel i of the selection over `items` items, taken in turn by a grid that fills the device. */
+/* Kernel i of the selection over `items` items, taken in turn by a grid that fills the device;
+ * the counts of a level by at most select_groups_per_cu groups per compute unit, as each group
+ * adds its whole histogram to the global one (CLQ_SEL_BINS atomics). */
 static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan *plan, int i, size_t items)
 {
     const clq_tuning *t = &plan->select->tuning;
-    const size_t wg = t->gq_wg, global = fill_groups(ctx, t, items) * wg;
+    size_t groups = fill_groups(ctx, t, items);
+    if (i == CLQ_SELECT_HIST && groups > (size_t)ctx->compute_units * t->select_groups_per_cu)
+        groups = (size_t)ctx->compute_units * t->select_groups_per_cu;
+    const size_t wg = t->gq_wg, global = groups * wg;
+    cl_event *ev =
+        ctx->profile && !ctx->enqueuing && ctx->nevents < CLQ_PROFILE_EVENTS ? &ctx->events[ctx->nevents] : NULL;
     CLQ_CL(ctx, clq_select_names[i], clEnqueueNDRangeKernel,
-           (ctx->queue, plan->select->select[i], 1, NULL, &global, &wg, 0, NULL, NULL));
+           (ctx->queue, plan->select->select[i], 1, NULL, &global, &wg, 0, NULL, ev));
     ctx->stats.kernel_launches++;
+    if (ev)
+        ctx->event_phase[ctx->nevents++] = CLQ_SORT_PHASES + i;
     return CLQSORT_SUCCESS;
 }
 

@@ -25,15 +25,15 @@ typedef struct tuning_entry {
  *   extra_levels */
 static const tuning_entry table[] = {
     /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys */
-    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 64, 256, 512, 4096, 32, 16384, 256, 16, 1, 65536}},
-    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 32, 256, 256, 2048, 32, 16384, 256, 8, 1, 65536}},
+    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 64, 256, 512, 4096, 32, 16384, 256, 16, 1, 65536, 16}},
+    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 32, 256, 256, 2048, 32, 16384, 256, 8, 1, 65536, 8}},
     /* CPUs: a work-group runs on one core, so both phases run best as one work-item per group,
      * counting with plain increments instead of local atomics. pocl 3.1, 2 cores, 2^22 keys:
      * 60 ms (16-item groups in phase one: 172 ms). Intel's CPU runtime 2026.2, same cores:
      * 2^24 keys in 345 ms (device enqueue) and 353 ms (host loop); its vectorized 64-item
      * groups took 1527 and 646 ms, and at 2^20 103 and 29 ms instead of 18 and 16. */
-    {CL_DEVICE_TYPE_CPU, "", {1, 2048, 64, 16384, 1, 512, 4096, 32, 16384, 64, 8, 1, 65536}},
-    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 16, 64, 128, 1024, 32, 8192, 64, 4, 1, 65536}},
+    {CL_DEVICE_TYPE_CPU, "", {1, 2048, 64, 16384, 1, 512, 4096, 32, 16384, 64, 8, 1, 65536, 8}},
+    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 16, 64, 128, 1024, 32, 8192, 64, 4, 1, 65536, 4}},
 };
 
 static int vendor_matches(const char *vendor, const char *want)
@@ -125,6 +125,8 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->fill_chunk = 1;
     if (t->groups_per_cu < 1)
         t->groups_per_cu = 1;
+    if (t->select_groups_per_cu < 1)
+        t->select_groups_per_cu = 1;
     if (t->extra_levels > 64)
         t->extra_levels = 64;
 }
@@ -174,6 +176,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         {"lq_small", &t->lq_small, 0},   {"fill_chunk", &t->fill_chunk, 0},
         {"rl_wg", &t->rl_wg, 1},         {"groups_per_cu", &t->groups_per_cu, 0},
         {"extra_levels", &t->extra_levels, -1}, {"select_slack", &t->select_slack, -1},
+        {"select_groups_per_cu", &t->select_groups_per_cu, 0},
     };
     const char *p = env;
     while (*p) {
