@@ -317,11 +317,16 @@ clqsort_status clqsort_sort_segments(clqsort_context *ctx, cl_mem keys, size_t k
  * Leaves the k smallest of the `count` keys from key `keys_offset` of `keys` (the k largest with
  * CLQSORT_DESCENDING) in sorted order at the front of the slice, and the other count - k after
  * them in no promised order; the whole slice is a permutation of what it was, and values
- * (value_size 4 or 8; 0 and values NULL for keys alone) move with their keys. Only the
- * partitions that reach into the first k positions are refined. k 0 succeeds without touching
- * the device; k > count is refused with CLQSORT_ERROR_INVALID_ARGUMENT; k = count is a full
- * sort. Refusals and what stays unchanged as for clqsort_sort_pairs_at; CLQSORT_STABLE as there
- * (the first k keys in order, equal ones in input order). */
+ * (value_size 4 or 8; 0 and values NULL for keys alone) move with their keys. k 0 succeeds
+ * without touching the device; k > count is refused with CLQSORT_ERROR_INVALID_ARGUMENT; k =
+ * count is a full sort. Refusals and what stays unchanged as for clqsort_sort_pairs_at;
+ * CLQSORT_STABLE as there (the first k keys in order, equal ones in input order).
+ * How: 32-bit keys with 2 k + 65536 <= count / 4, on a device with 64-bit atomics, are selected
+ * first: a few reads of the keys narrow down at most 2 k + 65536 candidates, only those are
+ * sorted, and the answer trades places with the keys in the first k positions; equal keys then
+ * come out in input order with or without CLQSORT_STABLE (clqsort_stats.selected_keys: the
+ * candidates). Every other partial sort partitions the keys and refines only the partitions
+ * that reach into the first k positions. */
 clqsort_status clqsort_partial_sort(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
                                     size_t values_offset, size_t count, clqsort_key_type key_type, size_t value_size,
                                     size_t k, unsigned flags);
