@@ -62,7 +62,6 @@ inline ulong clq_sel_base(__global const uint *sel)
  * narrower. The range of a selection that has done `level` of its CLQ_SEL_LEVELS(pbits) levels
  * is 2^width composites wide. (Written without a saturating subtraction: oclgrind cannot run
  * the intrinsic LLVM makes of one.) */
-#define CLQ_SEL_LEVELS(pbits) ((32u + (pbits) + CLQ_SEL_BITS - 1u) / CLQ_SEL_BITS)
 inline uint clq_sel_width(uint level, uint pbits)
 {
     return level < CLQ_SEL_LEVELS(pbits) ? 32u + pbits - CLQ_SEL_BITS * level : 0u;

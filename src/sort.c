@@ -327,17 +327,26 @@ static int kernel_index(const clq_program *p, cl_kernel k)
     return i;
 }
 
-clqsort_status clq_launch(clqsort_context *ctx, const clq_program *p, cl_kernel k, size_t groups, size_t wg)
+/* Every launch of the host: `groups` groups of `wg`, counted in stats, and with CLQSORT_PROFILE
+ * timed under profile row `phase` (-1: not timed). */
+static clqsort_status enqueue_kernel(clqsort_context *ctx, cl_kernel k, const char *name, int phase, size_t groups,
+                                     size_t wg)
 {
     const size_t global = groups * wg;
-    const int ki = kernel_index(p, k);
-    cl_event *ev =
-        ctx->profile && !ctx->enqueuing && ctx->nevents < CLQ_PROFILE_EVENTS ? &ctx->events[ctx->nevents] : NULL;
-    CLQ_CL(ctx, clq_kernel_table[ki].name, clEnqueueNDRangeKernel, (ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, ev));
+    cl_event *ev = phase >= 0 && ctx->profile && !ctx->enqueuing && ctx->nevents < CLQ_PROFILE_EVENTS
+                       ? &ctx->events[ctx->nevents]
+                       : NULL;
+    CLQ_CL(ctx, name, clEnqueueNDRangeKernel, (ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, ev));
     ctx->stats.kernel_launches++;
     if (ev)
-        ctx->event_phase[ctx->nevents++] = clq_kernel_table[ki].phase;
+        ctx->event_phase[ctx->nevents++] = phase;
     return CLQSORT_SUCCESS;
+}
+
+clqsort_status clq_launch(clqsort_context *ctx, const clq_program *p, cl_kernel k, size_t groups, size_t wg)
+{
+    const clq_kernel_desc *d = &clq_kernel_table[kernel_index(p, k)];
+    return enqueue_kernel(ctx, k, d->name, d->phase, groups, wg);
 }
 
 /* Enqueues the sort's status inputs (after the caller's events), clears the bucket pool if it
@@ -460,13 +469,11 @@ static clqsort_status launch_stable(clqsort_context *ctx, const clq_plan *plan, 
 {
     if (plan->count == 0) /* a segmented sort of no keys: nothing to pack */
         return CLQSORT_SUCCESS;
-    const size_t wg = plan->stable->tuning.gq_wg, global = fill_groups(ctx, &plan->stable->tuning, plan->count) * wg;
-    CLQ_CL(ctx, name, clEnqueueNDRangeKernel, (ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, NULL));
-    ctx->stats.kernel_launches++;
-    return CLQSORT_SUCCESS;
+    const clq_tuning *t = &plan->stable->tuning;
+    return enqueue_kernel(ctx, k, name, -1, fill_groups(ctx, t, plan->count), t->gq_wg);
 }
 
-/* A selecting partial sort (cl/select.cl): the arguments its five kernels share. */
+/* A selecting partial sort (cl/select.cl): the arguments its six kernels share. */
 static clqsort_status set_select_args(clqsort_context *ctx, const clq_plan *plan)
 {
     const cl_mem values = plan->select_value_bytes ? plan->select_values : NULL;
@@ -498,15 +505,7 @@ static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan 
     size_t groups = fill_groups(ctx, t, items);
     if (i == CLQ_SELECT_HIST && groups > (size_t)ctx->compute_units * t->select_groups_per_cu)
         groups = (size_t)ctx->compute_units * t->select_groups_per_cu;
-    const size_t wg = t->gq_wg, global = groups * wg;
-    cl_event *ev =
-        ctx->profile && !ctx->enqueuing && ctx->nevents < CLQ_PROFILE_EVENTS ? &ctx->events[ctx->nevents] : NULL;
-    CLQ_CL(ctx, clq_select_names[i], clEnqueueNDRangeKernel,
-           (ctx->queue, plan->select->select[i], 1, NULL, &global, &wg, 0, NULL, ev));
-    ctx->stats.kernel_launches++;
-    if (ev)
-        ctx->event_phase[ctx->nevents++] = CLQ_SORT_PHASES + i;
-    return CLQSORT_SUCCESS;
+    return enqueue_kernel(ctx, plan->select->select[i], clq_select_names[i], CLQ_SORT_PHASES + i, groups, t->gq_wg);
 }
 
 /* Before the sort of the candidates: its words and marks cleared, the levels that narrow the
@@ -516,8 +515,7 @@ static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *pla
     const cl_uint zero = 0;
     CLQ_CL(ctx, "selection", clEnqueueFillBuffer,
            (ctx->queue, ctx->select, &zero, sizeof zero, 0, ((size_t)CLQ_SEL_WORDS + plan->topk) * 4, 0, NULL, NULL));
-    const unsigned bits = 32 + plan->select_pbits, levels = (bits + CLQ_SEL_BITS - 1) / CLQ_SEL_BITS;
-    for (unsigned level = 0; level < levels; level++) {
+    for (unsigned level = 0; level < CLQ_SEL_LEVELS(plan->select_pbits); level++) {
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_HIST, plan->select_count));
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_PICK, 1));
     }
