@@ -67,9 +67,9 @@ typedef ulong clq_key;
 #error "clqsort: no key type defined"
 #endif
 
-inline clq_code clq_to_code(clq_key k)
+/* The code of the key whose bit pattern is u. */
+inline clq_code clq_code_of_bits(clq_code u)
 {
-    clq_code u = CLQ_BITS_OF(k);
     clq_code c;
 #if defined(CLQ_KEY_UINT32) || defined(CLQ_KEY_UINT64)
     c = u;
@@ -84,6 +84,8 @@ inline clq_code clq_to_code(clq_key k)
 #endif
     return c;
 }
+
+inline clq_code clq_to_code(clq_key k) { return clq_code_of_bits(CLQ_BITS_OF(k)); }
 
 inline clq_key clq_from_code(clq_code c)
 {

@@ -58,6 +58,9 @@
 #define CLQ_SEL_HOLES (CLQ_SEL_BINS + 6u)   /* holes listed (atomic) */
 #define CLQ_SEL_FILLED (CLQ_SEL_BINS + 7u)  /* holes filled (atomic) */
 #define CLQ_SEL_WORDS (CLQ_SEL_BINS + 16u)  /* even: what follows is 8-byte aligned */
+/* Candidates select_sort_kernel sorts in local memory (8 bytes each, in the space of the
+ * histogram): partial sorts with k up to this many sort their candidates in one group. */
+#define CLQ_SEL_SORT_MAX 2048u
 /* Levels of CLQ_SEL_BITS that take a composite of 32 + pbits bits down to a single value: the
  * host enqueues this many, the kernels derive each level's range from it. */
 #define CLQ_SEL_LEVELS(pbits) ((32u + (pbits) + CLQ_SEL_BITS - 1u) / CLQ_SEL_BITS)

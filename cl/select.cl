@@ -14,9 +14,17 @@
  *                         becomes that number, and the host's further levels do nothing.
  *                         CLQ_SEL_LEVELS(pbits) levels always reach a single composite, so the
  *                         host enqueues that many.
- *   select_gather_kernel  appends every composite below the range's end to `cand`, the keys
- *                         of the sort that follows (the program of 64-bit keys, with the k of
- *                         the call, over status[CLQ_ST_COUNT] composites).
+ *   select_gather_kernel  appends every composite below the range's end to `cand` (each group
+ *                         stages its own in local memory and appends them with one atomic),
+ *                         and for k <= CLQ_SEL_SORT_MAX counts those inside the range by the
+ *                         next level's digit.
+ *   select_sort_kernel    one group, for k <= CLQ_SEL_SORT_MAX: from those counts (and, if
+ *                         needed, further levels over the candidates) narrows the range until
+ *                         at most CLQ_SEL_SORT_MAX candidates lie below its end, sorts those in
+ *                         local memory and puts the answer in place as the three kernels below
+ *                         do, one step after the other. For larger k the program of 64-bit keys
+ *                         sorts the candidates instead (with the k of the call, over
+ *                         status[CLQ_ST_COUNT] composites), and then:
  * Then cand[0, k) holds the answer, sorted, and three launches put it in place, moving only
  * keys of the first k positions and keys of the answer:
  *   select_stash_kernel   keeps the answer's values; an answer key at position >= k leaves a
@@ -24,7 +32,7 @@
  *   select_move_kernel    every unmarked position < k holds a key outside the answer: it moves
  *                         into a hole (any hole: each is filled once).
  *   select_place_kernel   writes the answer to [0, k), keys decoded from their composites.
- * All six kernels take the same arguments, set once per sort (src/sort.c). The words of `sel`
+ * All seven kernels take the same arguments, set once per sort (src/sort.c). The words of `sel`
  * are laid out in clqsort_shared.h; the host zeroes them and the marks before the first level.
  */
 #if CLQ_CODE_BITS == 32
@@ -32,26 +40,45 @@
 #define CLQ_SELECT_PARAMS                                                                                  \
     __global clq_key *keys, __global clq_value *vals, __global uint *sel, __global ulong *cand,           \
         __global uint *status, ulong key_offset, ulong value_offset, uint n, uint k, uint pbits, uint cap
+#define CLQ_SELECT_ARGS keys, vals, sel, cand, status, key_offset, value_offset, n, k, pbits, cap
 
-/* Runs EACH(key, i) for every key i < count, the grid taking them in turn, four loads in flight
- * per work-item. */
+/* Runs EACH(code, i) with the code of every key i < count, the grid taking them in turn: 16-byte
+ * loads, two in flight per work-item, from the first key on a 16-byte boundary (buffers start on
+ * one) to the last whole group of four; the keys before and after one by one. */
 #define CLQ_SEL_EACH_KEY(count, EACH)                                                              \
     do {                                                                                           \
-        const ulong g_ = get_global_size(0);                                                       \
-        ulong i_ = get_global_id(0);                                                               \
-        for (; i_ + 3 * g_ < (count); i_ += 4 * g_) {                                              \
-            const clq_key k0_ = keys[key_offset + i_], k1_ = keys[key_offset + i_ + g_];           \
-            const clq_key k2_ = keys[key_offset + i_ + 2 * g_], k3_ = keys[key_offset + i_ + 3 * g_]; \
-            EACH(k0_, i_);                                                                         \
-            EACH(k1_, i_ + g_);                                                                    \
-            EACH(k2_, i_ + 2 * g_);                                                                \
-            EACH(k3_, i_ + 3 * g_);                                                                \
+        const ulong g_ = get_global_size(0), id_ = get_global_id(0), n_ = (count);                 \
+        const ulong head_ = min((ulong)((4u - (uint)(key_offset & 3u)) & 3u), n_);                 \
+        const ulong quads_ = (n_ - head_) / 4, tail_ = head_ + 4 * quads_;                         \
+        __global const uint4 *q_ = (__global const uint4 *)(keys + key_offset + head_);            \
+        ulong j_ = id_;                                                                            \
+        for (; j_ + g_ < quads_; j_ += 2 * g_) {                                                   \
+            const uint4 a_ = q_[j_], b_ = q_[j_ + g_];                                             \
+            const ulong i_ = head_ + 4 * j_, h_ = head_ + 4 * (j_ + g_);                           \
+            EACH(clq_code_of_bits(a_.x), i_);                                                      \
+            EACH(clq_code_of_bits(a_.y), i_ + 1);                                                  \
+            EACH(clq_code_of_bits(a_.z), i_ + 2);                                                  \
+            EACH(clq_code_of_bits(a_.w), i_ + 3);                                                  \
+            EACH(clq_code_of_bits(b_.x), h_);                                                      \
+            EACH(clq_code_of_bits(b_.y), h_ + 1);                                                  \
+            EACH(clq_code_of_bits(b_.z), h_ + 2);                                                  \
+            EACH(clq_code_of_bits(b_.w), h_ + 3);                                                  \
         }                                                                                          \
-        for (; i_ < (count); i_ += g_)                                                             \
-            EACH(keys[key_offset + i_], i_);                                                       \
+        if (j_ < quads_) {                                                                         \
+            const uint4 a_ = q_[j_];                                                               \
+            const ulong i_ = head_ + 4 * j_;                                                       \
+            EACH(clq_code_of_bits(a_.x), i_);                                                      \
+            EACH(clq_code_of_bits(a_.y), i_ + 1);                                                  \
+            EACH(clq_code_of_bits(a_.z), i_ + 2);                                                  \
+            EACH(clq_code_of_bits(a_.w), i_ + 3);                                                  \
+        }                                                                                          \
+        for (ulong i_ = id_; i_ < head_; i_ += g_)                                                 \
+            EACH(clq_to_code(keys[key_offset + i_]), i_);                                          \
+        for (ulong i_ = tail_ + id_; i_ < n_; i_ += g_)                                            \
+            EACH(clq_to_code(keys[key_offset + i_]), i_);                                          \
     } while (0)
 
-inline ulong clq_composite(clq_key key, uint i, uint pbits) { return (ulong)clq_to_code(key) << pbits | i; }
+inline ulong clq_composite(clq_code code, uint i, uint pbits) { return (ulong)code << pbits | i; }
 
 /* The selection's range: composites in [base, base + 2^width). */
 inline ulong clq_sel_base(__global const uint *sel)
@@ -67,6 +94,15 @@ inline uint clq_sel_width(uint level, uint pbits)
     return level < CLQ_SEL_LEVELS(pbits) ? 32u + pbits - CLQ_SEL_BITS * level : 0u;
 }
 inline uint clq_sel_inside(ulong c, ulong base, uint width) { return width >= 64u || (c >= base && (c - base) >> width == 0ul); }
+
+/* Candidate number `at` of the gather is c. */
+inline void clq_sel_append(__global ulong *cand, __global uint *status, uint cap, uint at, ulong c)
+{
+    if (at < cap)
+        cand[at] = c;
+    else /* cannot happen: the levels counted them */
+        atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
+}
 
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_hist_kernel(CLQ_SELECT_PARAMS)
@@ -86,22 +122,49 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
     for (uint b = get_local_id(0); b < bins; b += CLQ_GQ_WG)
         hist[b] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-#define CLQ_SEL_COUNT(key, i)                                                                      \
+#define CLQ_SEL_COUNT(code, i)                                                                     \
     do {                                                                                           \
-        const ulong c_ = clq_composite((key), (uint)(i), pbits);                                   \
+        const ulong c_ = clq_composite((code), (uint)(i), pbits);                                  \
         if (clq_sel_inside(c_, base, width))                                                       \
             clq_gq_add(&hist[(uint)((c_ - base) >> shift)], 1u);                                   \
     } while (0)
-    CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT);
+/* the first level counts every key, in the bucket of its code's highest CLQ_SEL_BITS bits */
+#define CLQ_SEL_COUNT_FIRST(code, i) clq_gq_add(&hist[(code) >> (32u - CLQ_SEL_BITS)], 1u)
+    if (level == 0u)
+        CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT_FIRST);
+    else
+        CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint b = get_local_id(0); b < bins; b += CLQ_GQ_WG)
         if (hist[b])
             atomic_add(&sel[b], hist[b]);
 }
 
-/* One group, after each level's counts: the bucket b of the range with below + before(b) < k <=
- * below + before(b) + hist[b] becomes the range, and the counts are cleared for the next level.
- * (Its own launch, not the last group of the count: pocl 3.1 miscompiled a pick behind a ticket.) */
+/* In one group, over the counts hist[0, CLQ_SEL_BINS) of a level (active 0: none, as after the
+ * selection): the bucket b with before(b) < want <= before(b) + hist[b], 1 <= want <= the sum of
+ * the counts, goes to pick[0] = b, pick[1] = before(b), pick[2] = hist[b]. Ends with a barrier. */
+inline void clq_sel_pick(__local const uint *hist, uint want, uint active, __local uint *scan_tmp, __local uint *pick)
+{
+    const uint per = CLQ_SEL_BINS / CLQ_GQ_WG, first = get_local_id(0) * per;
+    uint sum = 0;
+    for (uint b = first; b < first + (active ? per : 0u); b++)
+        sum += hist[b];
+    uint total;
+    const uint before = clq_scan_exclusive(sum, &total, scan_tmp, CLQ_GQ_WG);
+    if (active && before < want && want <= before + sum) {
+        uint b = first, at = before;
+        while (at + hist[b] < want)
+            at += hist[b++];
+        pick[0] = b;
+        pick[1] = at;
+        pick[2] = hist[b];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+}
+
+/* One group, after each level's counts: the bucket that holds the k-th composite becomes the
+ * range, and the counts are cleared for the next level. (Its own launch, not the last group of
+ * the count: pocl 3.1 miscompiled a pick behind a ticket.) */
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_pick_kernel(CLQ_SELECT_PARAMS)
 {
@@ -115,26 +178,12 @@ void select_pick_kernel(CLQ_SELECT_PARAMS)
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     __local uint pick[3];
     const uint done = sel[CLQ_SEL_DONE], level = sel[CLQ_SEL_LEVEL], below = sel[CLQ_SEL_BELOW];
-    const uint lid = get_local_id(0), per = CLQ_SEL_BINS / CLQ_GQ_WG, first = lid * per;
+    const uint lid = get_local_id(0);
     const uint bins = done ? 0u : CLQ_SEL_BINS; /* a level after the selection counted nothing */
-    for (uint b = lid; b < bins; b += CLQ_GQ_WG) /* coalesced, then each work-item its own bins */
+    for (uint b = lid; b < bins; b += CLQ_GQ_WG)
         hist[b] = sel[b];
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint sum = 0;
-    for (uint b = first; b < first + (done ? 0u : per); b++)
-        sum += hist[b];
-    uint total;
-    const uint before = clq_scan_exclusive(sum, &total, scan_tmp, CLQ_GQ_WG);
-    const uint want = k - below; /* 1 <= want <= total while the selection is not done */
-    if (!done && before < want && want <= before + sum) {
-        uint b = first, at = before;
-        while (at + hist[b] < want)
-            at += hist[b++];
-        pick[0] = b;
-        pick[1] = at;
-        pick[2] = hist[b];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    clq_sel_pick(hist, k - below, !done, scan_tmp, pick); /* 1 <= k - below while not done */
     for (uint b = lid; b < bins; b += CLQ_GQ_WG)
         sel[b] = 0; /* for the next level */
     if (lid == 0 && !done) {
@@ -152,39 +201,64 @@ void select_pick_kernel(CLQ_SELECT_PARAMS)
     }
 }
 
+/* Candidates a group of the gather holds in local memory before it appends them all with one
+ * atomic; any more go one by one. */
+#define CLQ_SEL_STAGE 256u
+
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_gather_kernel(CLQ_SELECT_PARAMS)
 {
     (void)vals;
     (void)value_offset;
-    (void)k;
-    const uint width = clq_sel_width(sel[CLQ_SEL_LEVEL], pbits);
+    __local ulong stage[CLQ_SEL_STAGE];
+    __local uint staged, first;
+    const uint level = sel[CLQ_SEL_LEVEL], width = clq_sel_width(level, pbits);
+    const uint next = clq_sel_width(level + 1u, pbits), counts = k <= CLQ_SEL_SORT_MAX;
     const ulong base = clq_sel_base(sel);
-#define CLQ_SEL_GATHER(key, i)                                                                     \
+    const uint lid = get_local_id(0);
+    if (lid == 0)
+        staged = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* every composite below the range's end; those inside the range also counted by the next
+     * level's digit for select_sort_kernel (sel[0, CLQ_SEL_BINS), cleared by the last pick) */
+#define CLQ_SEL_GATHER(code, i)                                                                    \
     do {                                                                                           \
-        const ulong c_ = clq_composite((key), (uint)(i), pbits);                                   \
-        if (c_ < base || clq_sel_inside(c_, base, width)) {                                        \
-            const uint at_ = atomic_inc(&sel[CLQ_SEL_TAKEN]);                                      \
-            if (at_ < cap)                                                                         \
-                cand[at_] = c_;                                                                    \
-            else /* cannot happen: the levels counted them */                                      \
-                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);                                  \
+        const ulong c_ = clq_composite((code), (uint)(i), pbits);                                  \
+        const uint in_ = clq_sel_inside(c_, base, width);                                          \
+        if (c_ < base || in_) {                                                                    \
+            const uint s_ = atomic_inc(&staged);                                                   \
+            if (s_ < CLQ_SEL_STAGE)                                                                \
+                stage[s_] = c_;                                                                    \
+            else                                                                                   \
+                clq_sel_append(cand, status, cap, atomic_inc(&sel[CLQ_SEL_TAKEN]), c_);       \
+            if (in_ && counts)                                                                     \
+                atomic_inc(&sel[(uint)((c_ - base) >> next)]);                                     \
         }                                                                                          \
     } while (0)
     CLQ_SEL_EACH_KEY(n, CLQ_SEL_GATHER);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint held = min(staged, CLQ_SEL_STAGE);
+    if (lid == 0)
+        first = held ? atomic_add(&sel[CLQ_SEL_TAKEN], held) : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = lid; j < held; j += CLQ_GQ_WG)
+        clq_sel_append(cand, status, cap, first + j, stage[j]);
 }
 
 #define CLQ_SEL_POSITION(c, pbits) ((uint)((c) & ((1ul << (pbits)) - 1ul)))
 
-__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
-void select_stash_kernel(CLQ_SELECT_PARAMS)
+/* The three steps that put the answer cand[0, k) in place, each over i = first, first + step, ...
+ * below k: their own launches, or one after the other in select_sort_kernel's group. */
+inline void clq_sel_stash(CLQ_SELECT_PARAMS, ulong first, ulong step)
 {
     (void)keys;
+    (void)status;
     (void)key_offset;
+    (void)n;
     (void)cap;
     __global uint *marks = sel + CLQ_SEL_WORDS, *holes = marks + k;
     __global clq_value *stash = (__global clq_value *)(holes + k);
-    for (ulong i = get_global_id(0); i < k; i += get_global_size(0)) {
+    for (ulong i = first; i < k; i += step) {
         const uint pos = CLQ_SEL_POSITION(cand[i], pbits);
         CLQ_IF_PAIRS(stash[i] = vals[value_offset + pos];)
         if (pos < k)
@@ -194,14 +268,15 @@ void select_stash_kernel(CLQ_SELECT_PARAMS)
     }
 }
 
-__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
-void select_move_kernel(CLQ_SELECT_PARAMS)
+inline void clq_sel_move(CLQ_SELECT_PARAMS, ulong first, ulong step)
 {
     (void)cand;
+    (void)status;
+    (void)n;
     (void)pbits;
     (void)cap;
     __global const uint *marks = sel + CLQ_SEL_WORDS, *holes = marks + k;
-    for (ulong j = get_global_id(0); j < k; j += get_global_size(0))
+    for (ulong j = first; j < k; j += step)
         if (!marks[j]) {
             const uint to = holes[atomic_inc(&sel[CLQ_SEL_FILLED])];
             keys[key_offset + to] = keys[key_offset + j];
@@ -209,15 +284,145 @@ void select_move_kernel(CLQ_SELECT_PARAMS)
         }
 }
 
-__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
-void select_place_kernel(CLQ_SELECT_PARAMS)
+inline void clq_sel_place(CLQ_SELECT_PARAMS, ulong first, ulong step)
 {
+    (void)status;
+    (void)n;
     (void)cap;
     __global const uint *holes = sel + CLQ_SEL_WORDS + k;
     __global const clq_value *stash = (__global const clq_value *)(holes + k);
-    for (ulong i = get_global_id(0); i < k; i += get_global_size(0)) {
+    for (ulong i = first; i < k; i += step) {
         keys[key_offset + i] = clq_from_code((clq_code)(cand[i] >> pbits));
         CLQ_IF_PAIRS(vals[value_offset + i] = stash[i];)
     }
 }
+
+__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
+void select_stash_kernel(CLQ_SELECT_PARAMS)
+{
+    clq_sel_stash(CLQ_SELECT_ARGS, get_global_id(0), get_global_size(0));
+}
+
+__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
+void select_move_kernel(CLQ_SELECT_PARAMS)
+{
+    clq_sel_move(CLQ_SELECT_ARGS, get_global_id(0), get_global_size(0));
+}
+
+__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
+void select_place_kernel(CLQ_SELECT_PARAMS)
+{
+    clq_sel_place(CLQ_SELECT_ARGS, get_global_id(0), get_global_size(0));
+}
+/* One group, when k <= CLQ_SEL_SORT_MAX (the host's choice), in place of the 64-bit program's
+ * sort: the same levels narrow the candidates cand[0, m) again, in local memory, until at most
+ * CLQ_SEL_SORT_MAX lie below the range's end (the first level's counts come from the gather);
+ * those are sorted in local memory (bitonic), the
+ * first k written back to cand[0, k) and put in place by the same group. One launch instead of
+ * two per phase-one level and the three of the placement. */
+__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
+void select_sort_kernel(CLQ_SELECT_PARAMS)
+{
+    (void)keys;
+    (void)vals;
+    (void)key_offset;
+    (void)value_offset;
+    (void)n;
+    (void)cap;
+    __local union {
+        uint hist[CLQ_SEL_BINS];       /* while narrowing */
+        ulong keys[CLQ_SEL_SORT_MAX]; /* then the composites below the range's end */
+    } loc;
+    __local uint scan_tmp[2 * CLQ_GQ_WG];
+    __local uint pick[3];
+    __local uint taken;
+    const uint lid = get_local_id(0), m = status[CLQ_ST_COUNT];
+    /* from where the selection stopped: the range, the candidates below it and (counted by the
+     * gather) the next level's counts; end: the candidates below the range's end */
+    ulong base = clq_sel_base(sel);
+    uint level = sel[CLQ_SEL_LEVEL], below = sel[CLQ_SEL_BELOW], end = m, counted = 1;
+#define CLQ_SEL_EACH_CAND(EACH) /* four loads in flight per work-item */                          \
+    do {                                                                                           \
+        uint i_ = lid;                                                                             \
+        for (; i_ + 3 * CLQ_GQ_WG < m; i_ += 4 * CLQ_GQ_WG) {                                      \
+            const ulong c0_ = cand[i_], c1_ = cand[i_ + CLQ_GQ_WG];                                \
+            const ulong c2_ = cand[i_ + 2 * CLQ_GQ_WG], c3_ = cand[i_ + 3 * CLQ_GQ_WG];            \
+            EACH(c0_);                                                                             \
+            EACH(c1_);                                                                             \
+            EACH(c2_);                                                                             \
+            EACH(c3_);                                                                             \
+        }                                                                                          \
+        for (; i_ < m; i_ += CLQ_GQ_WG)                                                            \
+            EACH(cand[i_]);                                                                        \
+    } while (0)
+    while (end > CLQ_SEL_SORT_MAX && level < CLQ_SEL_LEVELS(pbits)) {
+        const uint width = clq_sel_width(level, pbits), shift = clq_sel_width(level + 1u, pbits);
+        for (uint b = lid; b < CLQ_SEL_BINS; b += CLQ_GQ_WG)
+            loc.hist[b] = counted ? sel[b] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+#define CLQ_SEL_COUNT_CAND(c)                                                                      \
+    do {                                                                                           \
+        if (clq_sel_inside((c), base, width))                                                      \
+            clq_gq_add(&loc.hist[(uint)(((c) - base) >> shift)], 1u);                              \
+    } while (0)
+        if (!counted)
+            CLQ_SEL_EACH_CAND(CLQ_SEL_COUNT_CAND);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        clq_sel_pick(loc.hist, k - below, 1u, scan_tmp, pick);
+        base += (ulong)pick[0] << shift;
+        below += pick[1];
+        end = below + pick[2];
+        level++;
+        counted = 0;
+        barrier(CLK_LOCAL_MEM_FENCE); /* pick[] read before the next level's pick */
+    }
+    if (lid == 0)
+        taken = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint width = clq_sel_width(level, pbits);
+#define CLQ_SEL_TAKE_CAND(c)                                                                       \
+    do {                                                                                           \
+        if ((c) < base || clq_sel_inside((c), base, width)) {                                      \
+            const uint at_ = atomic_inc(&taken);                                                   \
+            if (at_ < CLQ_SEL_SORT_MAX)                                                            \
+                loc.keys[at_] = (c);                                                               \
+        }                                                                                          \
+    } while (0)
+    CLQ_SEL_EACH_CAND(CLQ_SEL_TAKE_CAND);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* k <= taken <= CLQ_SEL_SORT_MAX unless the candidates were miscounted: then sort nothing */
+    const uint got = taken >= k && taken <= CLQ_SEL_SORT_MAX ? taken : 0u;
+    if (lid == 0 && !got)
+        atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
+    uint size = 1;
+    while (size < got)
+        size <<= 1;
+    for (uint i = got + lid; i < size; i += CLQ_GQ_WG)
+        loc.keys[i] = ULONG_MAX; /* after every composite */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint len = 2; len <= size; len <<= 1)
+        for (uint gap = len >> 1; gap > 0; gap >>= 1) {
+            for (uint t = lid; t < size / 2; t += CLQ_GQ_WG) {
+                const uint lo = 2 * t - (t & (gap - 1)), hi = lo + gap; /* pairs gap apart */
+                const ulong a = loc.keys[lo], b = loc.keys[hi];
+                if ((lo & len) ? a < b : a > b) { /* ascending runs where bit len of lo is 0 */
+                    loc.keys[lo] = b;
+                    loc.keys[hi] = a;
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    for (uint i = lid; i < (got ? k : 0u); i += CLQ_GQ_WG)
+        cand[i] = loc.keys[i];
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (got)
+        clq_sel_stash(CLQ_SELECT_ARGS, lid, CLQ_GQ_WG);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (got)
+        clq_sel_move(CLQ_SELECT_ARGS, lid, CLQ_GQ_WG);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (got)
+        clq_sel_place(CLQ_SELECT_ARGS, lid, CLQ_GQ_WG);
+}
+
 #endif

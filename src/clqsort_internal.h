@@ -105,7 +105,16 @@ typedef struct clq_kernel_desc {
     cl_uint scalars[2]; /* values of the arguments after the buffers (parity) */
 } clq_kernel_desc;
 extern const clq_kernel_desc clq_kernel_table[CLQ_KERNELS];
-enum { CLQ_SELECT_HIST, CLQ_SELECT_PICK, CLQ_SELECT_GATHER, CLQ_SELECT_STASH, CLQ_SELECT_MOVE, CLQ_SELECT_PLACE, CLQ_SELECT_KERNELS };
+enum {
+    CLQ_SELECT_HIST,
+    CLQ_SELECT_PICK,
+    CLQ_SELECT_GATHER,
+    CLQ_SELECT_SORT,
+    CLQ_SELECT_STASH,
+    CLQ_SELECT_MOVE,
+    CLQ_SELECT_PLACE,
+    CLQ_SELECT_KERNELS
+};
 extern const char *const clq_select_names[CLQ_SELECT_KERNELS];
 enum { CLQ_PHASES = CLQ_SORT_PHASES + CLQ_SELECT_KERNELS }; /* profile rows: the selection's kernels last */
 
@@ -127,7 +136,7 @@ typedef struct clq_program {
     cl_kernel stable_pack, stable_unpack;
     /* 32-bit keys only: a partial sort's selection (cl/select.cl), in the order of
      * clq_select_names; the same arguments for all, set for each sort */
-    cl_kernel select[6];
+    cl_kernel select[CLQ_SELECT_KERNELS];
     clq_tuning tuning;
 } clq_program;
 
@@ -200,6 +209,7 @@ unsigned clq_code_bits(clqsort_key_type type);
  * at least what the kernel declares: tests/test_kernel_facts.c checks it against each built
  * kernel's CL_KERNEL_LOCAL_MEM_SIZE); fit_to_device keeps it within the device's. */
 cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase);
+cl_ulong clq_select_local_bytes(const clq_tuning *t);
 /* Phase-one levels a sort of `count` keys of `code_bits`-bit codes finishes in: the host loop
  * enqueues this many, and the kernels choose their splits so that none needs more
  * (status[CLQ_ST_MAX_LEVELS]). */

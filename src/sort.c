@@ -473,12 +473,20 @@ static clqsort_status launch_stable(clqsort_context *ctx, const clq_plan *plan, 
     return enqueue_kernel(ctx, k, name, -1, fill_groups(ctx, t, plan->count), t->gq_wg);
 }
 
-/* A selecting partial sort (cl/select.cl): the arguments its six kernels share. */
+/* Whether select_sort_kernel's one group sorts the candidates and places the answer, in place
+ * of the 64-bit program's sort and the placement's launches. */
+static int select_in_one_group(const clq_plan *plan) { return plan->select && plan->topk <= CLQ_SEL_SORT_MAX; }
+
+/* A selecting partial sort (cl/select.cl): the arguments its kernels share, set on those it
+ * launches. */
 static clqsort_status set_select_args(clqsort_context *ctx, const clq_plan *plan)
 {
     const cl_mem values = plan->select_value_bytes ? plan->select_values : NULL;
     const cl_uint cap = plan->count;
+    const int one_group = select_in_one_group(plan);
     for (int i = 0; i < CLQ_SELECT_KERNELS; i++) {
+        if (i == CLQ_SELECT_SORT ? !one_group : i >= CLQ_SELECT_STASH && one_group)
+            continue;
         const cl_kernel k = plan->select->select[i];
         const char *name = clq_select_names[i];
         CLQ_CL(ctx, name, clSetKernelArg, (k, 0, sizeof(cl_mem), &plan->select_keys));
@@ -522,7 +530,7 @@ static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *pla
     return launch_select_kernel(ctx, plan, CLQ_SELECT_GATHER, plan->select_count);
 }
 
-/* After it: the answer into the first k positions, the keys there into its places. */
+/* After the sort of the candidates: the answer into the first k positions, the keys there into its places. */
 static clqsort_status launch_placement(clqsort_context *ctx, const clq_plan *plan)
 {
     CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_STASH, plan->topk));
@@ -568,7 +576,8 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
         CLQ_TRY(set_stable_args(ctx, plan));
     if (plan->select)
         CLQ_TRY(set_select_args(ctx, plan));
-    CLQ_TRY(set_buffer_args(ctx, plan));
+    if (!select_in_one_group(plan)) /* which sorts no keys with the program */
+        CLQ_TRY(set_buffer_args(ctx, plan));
     CLQ_TRY(clq_take_slot(ctx, clq_current_api(), &plan->slot));
 
     ctx->enqueuing = call->enqueue;
@@ -580,10 +589,12 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     if (s == CLQSORT_SUCCESS && plan->segments)
         s = launch_segments(ctx, plan);
     if (s == CLQSORT_SUCCESS)
-        s = ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, plan) : clq_run_host_loop(ctx, plan);
+        s = select_in_one_group(plan)                  ? launch_select_kernel(ctx, plan, CLQ_SELECT_SORT, 1)
+            : ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, plan)
+                                                       : clq_run_host_loop(ctx, plan);
     if (s == CLQSORT_SUCCESS && plan->stable)
         s = launch_stable(ctx, plan, plan->stable->stable_unpack, "stable_unpack_kernel");
-    if (s == CLQSORT_SUCCESS && plan->select)
+    if (s == CLQSORT_SUCCESS && plan->select && !select_in_one_group(plan))
         s = launch_placement(ctx, plan);
     if (s == CLQSORT_SUCCESS)
         s = clq_read_status(ctx, plan->slot);
@@ -647,14 +658,15 @@ static clqsort_status nothing_to_sort(clqsort_context *ctx, const sort_call *cal
 }
 
 /* Whether a partial sort selects before it sorts (cl/select.cl): keys of 32 bits in one
- * sequence, and k small enough that the candidates, at most 2 k + select_slack (*cap), are a
+ * sequence, its kernels' local memory on the device, and k small enough that the candidates, at most 2 k + select_slack (*cap), are a
  * quarter of the keys or fewer. Otherwise the partial sort is the whole sort that stops refining
  * past k (gqsort.cl). */
 static int select_first(clqsort_context *ctx, const sort_call *call, size_t count, clqsort_key_type type, size_t *cap)
 {
     clq_tuning t;
     if (call->segmented || clq_key_bytes(type) != 4 || !ctx->has_int64_atomics ||
-        clq_tuning_of(ctx, type, 0, &t) != CLQSORT_SUCCESS)
+        clq_tuning_of(ctx, type, 0, &t) != CLQSORT_SUCCESS ||
+        clq_select_local_bytes(&t) > (ctx->local_mem_size ? ctx->local_mem_size : 32768u))
         return 0;
     *cap = 2 * call->k + t.select_slack;
     return *cap <= count / 4;

@@ -83,6 +83,14 @@ cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
     return phase == 2 ? rl_local_bytes(t) : phase == 3 ? lq_local_bytes(t, elem_bytes) : gq_local_bytes(t, elem_bytes);
 }
 
+/* The most local memory of a selection's kernels (select.cl): CLQ_SEL_BINS counts or the
+ * one-group sort's CLQ_SEL_SORT_MAX composites in the same space, the scan, a few words. */
+cl_ulong clq_select_local_bytes(const clq_tuning *t)
+{
+    const cl_ulong bins = 4ull * CLQ_SEL_BINS, keys = 8ull * CLQ_SEL_SORT_MAX;
+    return (bins > keys ? bins : keys) + 8ull * t->gq_wg + 64;
+}
+
 /* Keeps the shape inside the device's limits and the kernels' invariants. */
 static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t)
 {

@@ -6,7 +6,7 @@
  * "fits" fails at launch. For every key type, order and value size, this builds the program on
  * the device the environment selects (with CLQSORT_TUNING applied, as a sort would) and checks
  * that every kernel's CL_KERNEL_LOCAL_MEM_SIZE is within the estimate and within the device's
- * local memory. Uses the library's internal header: these facts are not public.
+ * local memory (the selection's kernels of partial sorts against clq_select_local_bytes). Uses the library's internal header: these facts are not public.
  */
 #include "../src/clqsort_internal.h"
 
@@ -54,6 +54,21 @@ int main(void)
                                "assumes %llu, the device has %llu\n",
                                types[type], desc ? " desc" : "", vb, d->name, (unsigned long long)used, (int)err,
                                (unsigned long long)est, (unsigned long long)ctx->local_mem_size);
+                    }
+                }
+                /* programs of 32-bit keys: the selection's kernels, within clq_select_local_bytes */
+                for (int k = 0; p->select[0] && k < CLQ_SELECT_KERNELS; k++) {
+                    cl_ulong used = 0;
+                    cl_int err = clGetKernelWorkGroupInfo(p->select[k], clqsort_cl_device(ctx), CL_KERNEL_LOCAL_MEM_SIZE,
+                                                          sizeof used, &used, NULL);
+                    const cl_ulong est = clq_select_local_bytes(&p->tuning);
+                    checks++;
+                    if (err != CL_SUCCESS || used > est || used > ctx->local_mem_size) {
+                        failures++;
+                        printf("FAIL %s%s +%u B: %s uses %llu bytes of local memory (query %d); the host "
+                               "assumes %llu, the device has %llu\n",
+                               types[type], desc ? " desc" : "", vb, clq_select_names[k], (unsigned long long)used,
+                               (int)err, (unsigned long long)est, (unsigned long long)ctx->local_mem_size);
                     }
                 }
             }

@@ -453,7 +453,7 @@ static void stable_sorts(int tiny)
     free(in), free(out), free(vin), free(vout), free(begin), free(end);
 }
 
-/* Partial sorts: k around every boundary, for key types of both widths, with and without
+/* Partial sorts: k around every boundary (2048: the selection's sort in one group), for key types of both widths, with and without
  * values; the first k keys exactly the reference's, the whole a permutation of the input. */
 /* Whether a partial sort selects first (clqsort.h): 32-bit keys, 2 k + select_slack <= count / 4
  * on a device with 64-bit atomics,
@@ -466,6 +466,29 @@ static int selects(clqsort_key_type type, size_t n, size_t k)
     return has64 && tu_width_of(type) == 4 && k > 0 && 2 * k + slack <= n / 4;
 }
 
+/* Moves the keys of ref[0, 6) (the smallest by the order) to the first three and the last three
+ * positions of `in`, where a selection reads keys one by one rather than four at a time. */
+static void smallest_to_ends(unsigned char *in, const unsigned char *ref, size_t n, size_t w)
+{
+    if (n < 12)
+        return;
+    const size_t to[6] = {0, 1, 2, n - 3, n - 2, n - 1};
+    for (size_t j = 0; j < 6; j++) {
+        size_t at = 0; /* an occurrence of ref[j] at a position not yet filled */
+        for (;; at++) {
+            int filled = 0;
+            for (size_t f = 0; f < j; f++)
+                filled |= to[f] == at;
+            if (!filled && !memcmp(in + at * w, ref + j * w, w))
+                break;
+        }
+        unsigned char tmp[8];
+        memcpy(tmp, in + at * w, w);
+        memcpy(in + at * w, in + to[j] * w, w);
+        memcpy(in + to[j] * w, tmp, w);
+    }
+}
+
 static void partial_sorts(int tiny, const clqsort_info *info)
 {
     const size_t sizes[] = {tiny ? 300 : 3000, tiny ? 1100 : 200003, tiny ? 0 : 300007};
@@ -475,7 +498,7 @@ static void partial_sorts(int tiny, const clqsort_info *info)
     unsigned selecting = 0; /* partial sorts that selected */
     for (size_t si = 0; si < 3 && sizes[si]; si++) {
         const size_t n = sizes[si], lq = info->lqsort_max, sm = info->lqsort_small;
-        const size_t ks[] = {0, 1, 2, sm, lq / 2 - 1, lq / 2 + 1, lq, lq + 1, n / 3, n - 1, n};
+        const size_t ks[] = {0, 1, 2, sm, lq / 2 - 1, lq / 2 + 1, lq, lq + 1, 2048, 2049, n / 3, n - 1, n};
         unsigned char *in = malloc(n * 8), *out = malloc(n * 8), *ref = malloc(n * 8), *vin = malloc(n * 8),
                       *vout = malloc(n * 8);
         for (size_t c = 0; c < (tiny ? 2 : sizeof configs / sizeof configs[0]); c++) {
@@ -492,10 +515,17 @@ static void partial_sorts(int tiny, const clqsort_info *info)
                 tu_index_values(vin, vb ? vb : 4, n);
                 memcpy(ref, in, n * w);
                 tu_sort_typed(cf->type, cf->desc, ref, n);
+                smallest_to_ends(in, ref, n, w);
                 /* stable: 32-bit keys with values, every other k */
                 const unsigned stable = w == 4 && vb && ki % 2 ? CLQSORT_STABLE : 0;
-                cl_mem kb = buffer(n * w, in, CL_MEM_READ_WRITE), v = vb ? buffer(n * vb, vin, CL_MEM_READ_WRITE) : NULL;
-                clqsort_status s = clqsort_partial_sort(ctx, kb, 0, v, 0, n, cf->type, vb, k,
+                /* the keys start `off` keys into their buffer, guard keys before and after them */
+                const size_t off = ki % 3, guard = 3;
+                unsigned char *whole = malloc((n + off + guard) * w);
+                memset(whole, 0xa5, (n + off + guard) * w);
+                memcpy(whole + off * w, in, n * w);
+                cl_mem kb = buffer((n + off + guard) * w, whole, CL_MEM_READ_WRITE),
+                       v = vb ? buffer(n * vb, vin, CL_MEM_READ_WRITE) : NULL;
+                clqsort_status s = clqsort_partial_sort(ctx, kb, off, v, 0, n, cf->type, vb, k,
                                                         (cf->desc ? CLQSORT_DESCENDING : 0) | stable);
                 CHECK(s == CLQSORT_SUCCESS, "partial %s%s +%zu B n=%zu k=%zu: %d: %s", tu_type_names[cf->type],
                       cf->desc ? " desc" : "", vb, n, k, s, clqsort_last_error(ctx));
@@ -509,7 +539,13 @@ static void partial_sorts(int tiny, const clqsort_info *info)
                       "partial %s n=%zu k=%zu: %u candidates", tu_type_names[cf->type], n, k, st.selected_keys);
                 selecting += st.selected_keys != 0;
                 if (s == CLQSORT_SUCCESS) {
-                    read_back(kb, n * w, out);
+                    unsigned char *back = malloc((n + off + guard) * w);
+                    read_back(kb, (n + off + guard) * w, back);
+                    CHECK(!memcmp(back, whole, off * w) && !memcmp(back + (off + n) * w, whole + (off + n) * w, guard * w),
+                          "partial %s n=%zu k=%zu at key %zu: a key outside the sort changed", tu_type_names[cf->type],
+                          n, k, off);
+                    memcpy(out, back + off * w, n * w);
+                    free(back);
                     if (vb)
                         read_back(v, n * vb, vout);
                     char why[300] = "";
@@ -537,6 +573,7 @@ static void partial_sorts(int tiny, const clqsort_info *info)
                 clReleaseMemObject(kb);
                 if (v)
                     clReleaseMemObject(v);
+                free(whole);
             }
         }
         free(in), free(out), free(ref), free(vin), free(vout);
