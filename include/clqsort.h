@@ -331,6 +331,25 @@ clqsort_status clqsort_partial_sort(clqsort_context *ctx, cl_mem keys, size_t ke
                                     size_t values_offset, size_t count, clqsort_key_type key_type, size_t value_size,
                                     size_t k, unsigned flags);
 
+/* ---- partial and segmented sorts of host arrays ----------------------------------------------
+ * clqsort_partial_sort and clqsort_sort_segments on arrays in host memory, through device buffers
+ * the context keeps, as clqsort_sort_pairs_host does: `count` keys at `keys` and, with value_size
+ * 4 or 8, their values at `values` (value_size 0 and values NULL for keys alone; values given
+ * with value_size 0 is CLQSORT_ERROR_INVALID_ARGUMENT). NULL arrays give CLQSORT_ERROR_NULL_BUFFER,
+ * keys and values sharing a byte CLQSORT_ERROR_OVERLAPPING_BUFFERS. The arrays are written only by
+ * the final copies back, after the sort succeeded: unchanged after every failure but one of those
+ * copies, invalid segments (CLQSORT_ERROR_INVALID_SEGMENTS, found on the device) included.
+ * clqsort_partial_sort_host: k as for clqsort_partial_sort (k > count refused before anything is
+ * copied). clqsort_sort_segments_host: the offsets are host arrays of uint32 (segment_begin
+ * segments + 1 of them when segment_end is NULL, else segments each), copied to the device with
+ * the keys; segment_begin NULL gives CLQSORT_ERROR_NULL_BUFFER, segments 0 succeeds without
+ * touching the device. */
+clqsort_status clqsort_partial_sort_host(clqsort_context *ctx, void *keys, void *values, size_t count,
+                                         clqsort_key_type key_type, size_t value_size, size_t k, unsigned flags);
+clqsort_status clqsort_sort_segments_host(clqsort_context *ctx, void *keys, void *values, size_t count,
+                                          clqsort_key_type key_type, size_t value_size, const cl_uint *segment_begin,
+                                          const cl_uint *segment_end, size_t segments, unsigned flags);
+
 /* ---- sorts that do not block the host -------------------------------------------------------
  * clqsort_enqueue_sort, clqsort_enqueue_sort_segments and clqsort_enqueue_partial_sort enqueue the sort on the context's queue
  * and return without waiting, following the OpenCL API's convention for the last three

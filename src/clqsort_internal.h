@@ -174,10 +174,11 @@ struct clqsort_context {
     clq_program programs[CLQ_PROGRAM_SLOTS];
 
     /* scratch, grown on demand and kept for later sorts */
-    cl_mem scratch, scratch_values, lists, pool, leaves, status, windows, host_keys, host_values, packed, select;
+    cl_mem scratch, scratch_values, lists, pool, leaves, status, windows, host_keys, host_values, packed, select,
+        host_begin, host_end;
     int pool_clear; /* the bucket pool is all zero: the last sort on it succeeded (sort.c) */
     size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, status_bytes, windows_bytes,
-        host_keys_bytes, host_values_bytes, packed_bytes, select_bytes;
+        host_keys_bytes, host_values_bytes, packed_bytes, select_bytes, host_begin_bytes, host_end_bytes;
 
     /* sorts enqueued and not yet collected: a ring from pending_first, oldest first; slots do not
      * move while in use, as non-blocking commands read and write them (pending.c) */

@@ -484,7 +484,8 @@ static void destroy(clqsort_context *ctx, clq_release_log *log)
     clq_abandon_slots(ctx);
     clq_release_programs(ctx, log);
     cl_mem *buffers[] = {&ctx->scratch, &ctx->scratch_values, &ctx->lists,     &ctx->pool,       &ctx->leaves,
-                         &ctx->status,  &ctx->windows,        &ctx->host_keys, &ctx->host_values, &ctx->packed, &ctx->select};
+                         &ctx->status,  &ctx->windows,        &ctx->host_keys, &ctx->host_values, &ctx->packed,
+                         &ctx->select,  &ctx->host_begin,     &ctx->host_end};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         RELEASE(log, clReleaseMemObject, *buffers[i]);
     RELEASE(log, clReleaseCommandQueue, ctx->device_queue);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- validation: everything is checked before anything is enqueued ------------------------- */
 
@@ -406,10 +407,17 @@ static clqsort_status launch_segments(clqsort_context *ctx, const clq_plan *plan
     return clq_launch(ctx, p, p->segemit, fill_groups(ctx, &p->tuning, most), p->tuning.gq_wg);
 }
 
+/* A host clock in ms (C11), for the profile's host times. */
+static double host_ms(void)
+{
+    struct timespec ts;
+    return timespec_get(&ts, TIME_UTC) ? (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6 : 0.0;
+}
+
 /* CLQSORT_PROFILE=1: prints the device time of the last sort per kernel (if it succeeded) and
  * releases the launches' events. Profiling is diagnostic output: an event that cannot be queried
  * or released is counted in its line, and does not fail a sort that worked. */
-static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_status s)
+static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_status s, const double host[4])
 {
     static const char *const sort_names[CLQ_SORT_PHASES] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel",
                                                             "lqsort_kernel", "segment kernels"};
@@ -418,15 +426,19 @@ static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_s
         names[i] = i < CLQ_SORT_PHASES ? sort_names[i] : clq_select_names[i - CLQ_SORT_PHASES];
     double ms[CLQ_PHASES] = {0};
     unsigned count[CLQ_PHASES] = {0}, not_queried = 0, not_released = 0;
-    cl_ulong first = 0, last = 0;
+    cl_ulong first = 0, last = 0, queued = 0; /* the first launch's enqueue, on the device's clock */
     for (unsigned i = 0; i < ctx->nevents; i++) {
-        cl_ulong t0 = 0, t1 = 0;
+        cl_ulong t0 = 0, t1 = 0, tq = 0;
         if (s == CLQSORT_SUCCESS &&
             (clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) != CL_SUCCESS ||
-             clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS)) {
+             clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS ||
+             (i == 0 &&
+              clGetEventProfilingInfo(ctx->events[i], CL_PROFILING_COMMAND_QUEUED, sizeof tq, &tq, NULL) != CL_SUCCESS))) {
             not_queried++;
-            t0 = t1 = 0;
+            t0 = t1 = tq = 0;
         }
+        if (i == 0)
+            queued = tq;
         ms[ctx->event_phase[i]] += (double)(t1 - t0) * 1e-6;
         count[ctx->event_phase[i]]++;
         if (i == 0)
@@ -435,8 +447,12 @@ static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_s
         not_released += clReleaseEvent(ctx->events[i]) != CL_SUCCESS;
     }
     if (s == CLQSORT_SUCCESS && ctx->nevents) {
-        fprintf(stderr, "clqsort profile n=%u: first launch to last end %.3f ms;", plan->count,
-                (double)(last - first) * 1e-6);
+        /* host: set-up (arguments, slot), enqueueing, the wait for the status words */
+        fprintf(stderr,
+                "clqsort profile n=%u: host %.3f ms set-up, %.3f enqueueing, %.3f waiting; first launch queued to "
+                "its start %.3f ms; first launch to last end %.3f ms;",
+                plan->count, host[1] - host[0], host[2] - host[1], host[3] - host[2],
+                first >= queued ? (double)(first - queued) * 1e-6 : 0.0, (double)(last - first) * 1e-6);
         for (int i = 0; i < CLQ_PHASES; i++)
             if (count[i])
                 fprintf(stderr, " %s %u x %.3f ms;", names[i], count[i], ms[i]);
@@ -560,6 +576,9 @@ static const sort_call blocking = {NULL, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL};
 static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t count, clqsort_key_type type,
                                size_t value_bytes, unsigned flags, const sort_call *call)
 {
+    double host[4] = {0}; /* CLQSORT_PROFILE: start, enqueueing, all enqueued, waited */
+    if (ctx->profile)
+        host[0] = host_ms();
     CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, &plan->prog));
     plan->count = (cl_uint)count;
     scratch_request r[SCRATCH_REQUESTS];
@@ -581,6 +600,8 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     CLQ_TRY(clq_take_slot(ctx, clq_current_api(), &plan->slot));
 
     ctx->enqueuing = call->enqueue;
+    if (ctx->profile)
+        host[1] = host_ms();
     clqsort_status s = start_sort(ctx, plan, call->nwait, call->wait);
     if (s == CLQSORT_SUCCESS && plan->stable)
         s = launch_stable(ctx, plan, plan->stable->stable_pack, "stable_pack_kernel");
@@ -606,6 +627,8 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
             *call->event = plan->slot->done;
     }
     plan->slot->stats = ctx->stats;
+    if (ctx->profile)
+        host[2] = host[3] = host_ms();
     if (s != CLQSORT_SUCCESS) {
         /* nothing of this sort may run on after it returns; the first failure is the message */
         (void)clFinish(ctx->queue);
@@ -618,7 +641,9 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
         if (!call->enqueue && (s = clq_collect_all(ctx, 1)) != CLQSORT_SUCCESS)
             (void)clFinish(ctx->queue); /* a failed wait: nothing of the sort may run on after the return */
     }
-    finish_profile(ctx, plan, s);
+    if (ctx->profile)
+        host[3] = host_ms();
+    finish_profile(ctx, plan, s, host);
     ctx->enqueuing = 0;
     return s;
 }
@@ -847,15 +872,24 @@ clqsort_status clqsort_enqueue_sort_segments(clqsort_context *ctx, cl_mem keys, 
                                                value_size, flags, &call));
 }
 
-/* Host arrays: copied to device buffers the context keeps, sorted, copied back once the sort
+/* Segments of a host-array sort: offsets in host memory (end NULL: the compressed form). */
+typedef struct host_segments {
+    const cl_uint *begin, *end;
+    size_t segments;
+} host_segments;
+
+/* Host arrays: copied to device buffers the context keeps, sorted as `call` says (partial or
+ * not; with segs, segmented by offsets copied the same way), copied back once the sort
  * succeeded (values NULL with value_bytes 0: keys alone). */
 static clqsort_status sort_host(clqsort_context *ctx, void *keys, void *values, size_t count, clqsort_key_type type,
-                                size_t value_bytes, unsigned flags)
+                                size_t value_bytes, unsigned flags, const sort_call *call, const host_segments *segs)
 {
     if (!keys)
         return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "keys is NULL");
     if (value_bytes && !values)
         return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "values is NULL");
+    if (segs && !segs->begin)
+        return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "segment_begin is NULL");
     CLQ_TRY(check_arguments(ctx, count, type, value_bytes, flags));
     if (count > SIZE_MAX / 8)
         return clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY, "%zu keys take more bytes than size_t holds", count);
@@ -865,30 +899,56 @@ static clqsort_status sort_host(clqsort_context *ctx, void *keys, void *values, 
         return clq_fail(ctx, CLQSORT_ERROR_OVERLAPPING_BUFFERS,
                         "the keys (%zu bytes at %p) and values (%zu bytes at %p) share memory", bytes, keys, vbytes,
                         values);
-    if (count < 2) {
+    if (call->partial && call->k > count)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "k %zu is larger than count %zu", call->k, count);
+    if (segs && segs->segments > CLQSORT_MAX_COUNT - 1)
+        return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE, "%zu segments; at most %zu", segs->segments,
+                        CLQSORT_MAX_COUNT - 1);
+    if (segs ? segs->segments == 0 : count < 2) { /* segments of fewer keys are still checked */
         memset(&ctx->stats, 0, sizeof ctx->stats);
         ctx->last_stats = ctx->stats;
         return CLQSORT_SUCCESS;
     }
-    const scratch_request r = {&ctx->host_keys, &ctx->host_keys_bytes, bytes, "host-array"};
-    const scratch_request rv = {&ctx->host_values, &ctx->host_values_bytes, vbytes, "host-values"};
-    CLQ_TRY(grow(ctx, &r));
-    CLQ_TRY(grow(ctx, &rv));
-    CLQ_CL(ctx, "keys", clEnqueueWriteBuffer, (ctx->queue, ctx->host_keys, CL_FALSE, 0, bytes, keys, 0, NULL, NULL));
-    cl_int err = value_bytes ? clEnqueueWriteBuffer(ctx->queue, ctx->host_values, CL_FALSE, 0, vbytes, values, 0, NULL,
-                                                    NULL)
-                             : CL_SUCCESS;
-    clqsort_status s = err != CL_SUCCESS ? clq_fail_cl(ctx, err, "clEnqueueWriteBuffer", "values")
-                                         : sort(ctx, ctx->host_keys, 0, ctx->host_values, 0, count, type, value_bytes,
-                                                flags, &blocking);
+    sort_call c = *call;
+    const size_t nbegin = segs ? segs->segments + (segs->end ? 0 : 1) : 0, nend = segs && segs->end ? segs->segments : 0;
+    /* at least one key's bytes: a segmented sort of no keys still has a buffer to name */
+    const scratch_request need[4] = {
+        {&ctx->host_keys, &ctx->host_keys_bytes, bytes ? bytes : 8, "host-array"},
+        {&ctx->host_values, &ctx->host_values_bytes, vbytes ? vbytes : (value_bytes ? 8 : 0), "host-values"},
+        {&ctx->host_begin, &ctx->host_begin_bytes, nbegin * sizeof(cl_uint), "host segment-begin"},
+        {&ctx->host_end, &ctx->host_end_bytes, nend * sizeof(cl_uint), "host segment-end"},
+    };
+    for (int i = 0; i < 4; i++)
+        CLQ_TRY(grow(ctx, &need[i]));
+    const struct { cl_mem buf; size_t bytes; const void *from; const char *what; } writes[4] = {
+        {ctx->host_keys, bytes, keys, "keys"},
+        {ctx->host_values, vbytes, values, "values"},
+        {ctx->host_begin, nbegin * sizeof(cl_uint), segs ? segs->begin : NULL, "segment_begin"},
+        {ctx->host_end, nend * sizeof(cl_uint), segs ? segs->end : NULL, "segment_end"},
+    };
+    clqsort_status s = CLQSORT_SUCCESS;
+    for (int i = 0; i < 4 && s == CLQSORT_SUCCESS; i++) {
+        const cl_int err = writes[i].bytes ? clEnqueueWriteBuffer(ctx->queue, writes[i].buf, CL_FALSE, 0, writes[i].bytes,
+                                                                  writes[i].from, 0, NULL, NULL)
+                                           : CL_SUCCESS;
+        if (err != CL_SUCCESS)
+            s = clq_fail_cl(ctx, err, "clEnqueueWriteBuffer", writes[i].what);
+    }
+    if (segs) {
+        c.seg_begin = ctx->host_begin;
+        c.seg_end = segs->end ? ctx->host_end : NULL;
+    }
+    if (s == CLQSORT_SUCCESS)
+        s = sort(ctx, ctx->host_keys, 0, value_bytes ? ctx->host_values : NULL, 0, count, type, value_bytes, flags, &c);
     if (s != CLQSORT_SUCCESS) {
         (void)clFinish(ctx->queue); /* the writes must not read the arrays after the return */
         clq_append(ctx, " (in the device copy: the arrays are as they were)");
         return s;
     }
     /* the arrays are written only now, once the sort succeeded */
-    CLQ_CL(ctx, "keys", clEnqueueReadBuffer, (ctx->queue, ctx->host_keys, CL_TRUE, 0, bytes, keys, 0, NULL, NULL));
-    if (value_bytes)
+    if (bytes)
+        CLQ_CL(ctx, "keys", clEnqueueReadBuffer, (ctx->queue, ctx->host_keys, CL_TRUE, 0, bytes, keys, 0, NULL, NULL));
+    if (vbytes)
         CLQ_CL(ctx, "values", clEnqueueReadBuffer,
                (ctx->queue, ctx->host_values, CL_TRUE, 0, vbytes, values, 0, NULL, NULL));
     return CLQSORT_SUCCESS;
@@ -898,7 +958,7 @@ clqsort_status clqsort_sort_host(clqsort_context *ctx, void *keys, size_t count,
                                  unsigned flags)
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_sort_host"));
-    return clq_leave(ctx, sort_host(ctx, keys, NULL, count, type, 0, flags));
+    return clq_leave(ctx, sort_host(ctx, keys, NULL, count, type, 0, flags, &blocking, NULL));
 }
 
 clqsort_status clqsort_sort_pairs_host(clqsort_context *ctx, void *keys, void *values, size_t count,
@@ -909,7 +969,39 @@ clqsort_status clqsort_sort_pairs_host(clqsort_context *ctx, void *keys, void *v
         return clq_leave(ctx, clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "%s is NULL", keys ? "values" : "keys"));
     if (value_size == 0)
         return clq_leave(ctx, clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "value_size 0; values are 4 or 8 bytes"));
-    return clq_leave(ctx, sort_host(ctx, keys, values, count, key_type, value_size, flags));
+    return clq_leave(ctx, sort_host(ctx, keys, values, count, key_type, value_size, flags, &blocking, NULL));
+}
+
+/* The host forms with values or not: value_size 0 needs values NULL (sort_optional_values). */
+static clqsort_status optional_host_values(clqsort_context *ctx, const void *values, size_t value_size)
+{
+    if (value_size == 0 && values)
+        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "values given with value_size 0");
+    return CLQSORT_SUCCESS;
+}
+
+clqsort_status clqsort_partial_sort_host(clqsort_context *ctx, void *keys, void *values, size_t count,
+                                         clqsort_key_type key_type, size_t value_size, size_t k, unsigned flags)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_partial_sort_host"));
+    const sort_call call = {NULL, NULL, 0, 0, 1, k, 0, 0, NULL, NULL};
+    clqsort_status s = optional_host_values(ctx, values, value_size);
+    if (s == CLQSORT_SUCCESS)
+        s = sort_host(ctx, keys, values, count, key_type, value_size, flags, &call, NULL);
+    return clq_leave(ctx, s);
+}
+
+clqsort_status clqsort_sort_segments_host(clqsort_context *ctx, void *keys, void *values, size_t count,
+                                          clqsort_key_type key_type, size_t value_size, const cl_uint *segment_begin,
+                                          const cl_uint *segment_end, size_t segments, unsigned flags)
+{
+    CLQ_TRY(clq_enter(ctx, "clqsort_sort_segments_host"));
+    const sort_call call = {NULL, NULL, segments, 1, 0, 0, 0, 0, NULL, NULL};
+    const host_segments segs = {segment_begin, segment_end, segments};
+    clqsort_status s = optional_host_values(ctx, values, value_size);
+    if (s == CLQSORT_SUCCESS)
+        s = sort_host(ctx, keys, values, count, key_type, value_size, flags, &call, &segs);
+    return clq_leave(ctx, s);
 }
 
 clqsort_status clqsort_scratch_bytes(clqsort_context *ctx, size_t count, clqsort_key_type type, size_t value_size,

@@ -601,6 +601,74 @@ static void partial_sorts(int tiny, const clqsort_info *info)
     clReleaseMemObject(kb);
 }
 
+/* The host-array forms of partial and segmented sorts: the answer as on device buffers, and each
+ * refusal, before the copies or found by the device, leaving the arrays as they were. */
+static void host_arrays(size_t n, const clqsort_info *info)
+{
+    uint32_t *in = malloc(n * 4), *ref = malloc(n * 4), *hk = malloc(n * 4), *hv = malloc(n * 4), *vin = malloc(n * 4);
+    uint32_t *begin = malloc((n + 2) * 4), *end = malloc((n + 2) * 4);
+    char why[300] = "";
+    tu_generate(TU_FEW_16, in, n, 41); /* equal keys: the stable sorts have order to keep */
+    tu_index_values((unsigned char *)vin, 4, n);
+    memcpy(ref, in, n * 4);
+    tu_sort_typed(CLQSORT_KEY_UINT32, 0, ref, n);
+    const size_t ks[] = {1, 100, n / 3, n};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const size_t k = ks[i];
+        const unsigned flags = i % 2 ? CLQSORT_STABLE : 0;
+        memcpy(hk, in, n * 4), memcpy(hv, vin, n * 4);
+        clqsort_status s = clqsort_partial_sort_host(ctx, hk, hv, n, CLQSORT_KEY_UINT32, 4, k, flags);
+        CHECK(s == CLQSORT_SUCCESS, "partial_sort_host n=%zu k=%zu: %s", n, k, clqsort_last_error(ctx));
+        int ok = !memcmp(hk, ref, k * 4) &&
+                 tu_verify_values(CLQSORT_KEY_UINT32, (unsigned char *)in, (unsigned char *)hk, (unsigned char *)hv,
+                                  4, n, why, sizeof why);
+        if (ok && flags)
+            ok = tu_verify_stable(CLQSORT_KEY_UINT32, (unsigned char *)hk, (unsigned char *)hv, 4, k, why, sizeof why);
+        CHECK(s != CLQSORT_SUCCESS || ok, "partial_sort_host n=%zu k=%zu%s: %s", n, k, flags ? " stable" : "",
+              *why ? why : "the first k keys differ from the reference's");
+    }
+    for (int shape = 0; shape < 2; shape++) { /* gaps with ends given; Pareto lengths, compressed */
+        size_t segments;
+        int ends_given;
+        tu_make_segments(shape ? TU_SEG_PARETO : TU_SEG_GAPS, shape ? 5000 : 300, n, info->lqsort_small,
+                         info->lqsort_max, 43 + shape, begin, end, &segments, &ends_given);
+        memcpy(hk, in, n * 4), memcpy(hv, vin, n * 4);
+        clqsort_status s = clqsort_sort_segments_host(ctx, hk, hv, n, CLQSORT_KEY_UINT32, 4, begin,
+                                                      ends_given ? end : NULL, segments, CLQSORT_STABLE);
+        CHECK(s == CLQSORT_SUCCESS, "sort_segments_host (%s): %s", shape ? "Pareto" : "gaps", clqsort_last_error(ctx));
+        CHECK(s != CLQSORT_SUCCESS ||
+                  tu_verify_segments(CLQSORT_KEY_UINT32, 0, (unsigned char *)in, (unsigned char *)hk,
+                                     (unsigned char *)vin, (unsigned char *)hv, 4, n, begin, ends_given ? end : NULL,
+                                     segments, why, sizeof why),
+              "sort_segments_host (%s), %zu segments: %s", shape ? "Pareto" : "gaps", segments, why);
+    }
+    /* refusals: the arrays byte for byte as they were */
+    const uint32_t bad[3] = {0, (uint32_t)n / 2, (uint32_t)n / 4}; /* decreasing */
+    memcpy(hk, in, n * 4), memcpy(hv, vin, n * 4);
+    const struct {
+        const char *what;
+        clqsort_status got, want;
+    } cases[] = {
+        {"k > count", clqsort_partial_sort_host(ctx, hk, hv, n, CLQSORT_KEY_UINT32, 4, n + 1, 0),
+         CLQSORT_ERROR_INVALID_ARGUMENT},
+        {"values with value_size 0", clqsort_partial_sort_host(ctx, hk, hv, n, CLQSORT_KEY_UINT32, 0, 5, 0),
+         CLQSORT_ERROR_INVALID_ARGUMENT},
+        {"keys NULL", clqsort_partial_sort_host(ctx, NULL, NULL, n, CLQSORT_KEY_UINT32, 0, 5, 0),
+         CLQSORT_ERROR_NULL_BUFFER},
+        {"segment_begin NULL", clqsort_sort_segments_host(ctx, hk, hv, n, CLQSORT_KEY_UINT32, 4, NULL, NULL, 2, 0),
+         CLQSORT_ERROR_NULL_BUFFER},
+        {"decreasing offsets", clqsort_sort_segments_host(ctx, hk, hv, n, CLQSORT_KEY_UINT32, 4, bad, NULL, 2, 0),
+         CLQSORT_ERROR_INVALID_SEGMENTS},
+        {"no segments", clqsort_sort_segments_host(ctx, hk, hv, n, CLQSORT_KEY_UINT32, 4, bad, NULL, 0, 0),
+         CLQSORT_SUCCESS},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        CHECK(cases[c].got == cases[c].want, "host arrays, %s: status %d, expected %d", cases[c].what, cases[c].got,
+              cases[c].want);
+    CHECK(!memcmp(hk, in, n * 4) && !memcmp(hv, vin, n * 4), "a refused host-array call changed the arrays");
+    free(in), free(ref), free(hk), free(hv), free(vin), free(begin), free(end);
+}
+
 int main(int argc, char **argv)
 {
     const int tiny = argc > 1 && !strcmp(argv[1], "--tiny");
@@ -655,6 +723,7 @@ int main(int argc, char **argv)
     invalid_segments(0);
     invalid_segments(1);
     host_refusals();
+    host_arrays(tiny ? 1500 : 300007, &info);
     if (!tiny) {
         waits_for_its_events();
         chain_with_program_kernels();

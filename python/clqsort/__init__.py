@@ -1,8 +1,13 @@
 """clqsort: GPU-Quicksort on OpenCL devices, for PyOpenCL and NumPy arrays.
 
-    sort(a, *, descending=False)                     the keys, sorted
-    argsort(a, *, descending=False)                  the uint32 positions that sort `a`
-    sort_by_key(keys, values, *, descending=False)   keys sorted, values moved with them
+    sort(a, *, descending=False)                               the keys, sorted
+    argsort(a, *, descending=False, stable=False)              the uint32 positions that sort `a`
+    sort_by_key(keys, values, *, descending=False, stable=False)
+                                                               keys sorted, values moved with them
+    partial_sort(keys, k, values=None, *, descending=False, stable=False)
+                                                               the k smallest sorted at the front
+    sort_segments(keys, offsets, values=None, *, descending=False, stable=False)
+                                                               each segment sorted on its own
 
 A ``pyopencl.array.Array`` is sorted in place on its own queue and context and returned; a
 ``numpy.ndarray`` gives new arrays, sorted on the device that the ``CLQSORT_*`` environment
@@ -11,8 +16,8 @@ variables choose (as for the C library: the first GPU, else the first device).
 Keys are uint32, int32, float32, uint64, int64 or float64, 1-D and contiguous, at most
 ``MAX_COUNT`` of them, in the C library's order: integers by value; floats
 ``-inf < negatives < -0.0 < +0.0 < positives < +inf < NaN``, every bit pattern kept;
-``descending=True`` is the exact reverse. Sorting is not stable: equal keys, and the values
-beside them, come out in no promised order.
+``descending=True`` is the exact reverse. Sorting is not stable unless ``stable=True`` (32-bit
+keys only): equal keys, and the values beside them, come out in no promised order.
 
 Bad arguments raise ``TypeError`` or ``ValueError`` before any data is touched; a failure of the
 library raises ``clqsort.Error`` with its status and message.
@@ -35,7 +40,7 @@ import numpy as np
 
 from . import _lib
 
-__all__ = ["sort", "argsort", "sort_by_key", "release", "Error", "MAX_COUNT"]
+__all__ = ["sort", "argsort", "sort_by_key", "partial_sort", "sort_segments", "release", "Error", "MAX_COUNT"]
 __version__ = "0.1.0"
 
 MAX_COUNT: int = _lib.MAX_COUNT
@@ -297,68 +302,187 @@ def sort(a: A, *, descending: bool = False) -> A:
     return a
 
 
-def sort_by_key(keys: A, values: A, *, descending: bool = False) -> Tuple[A, A]:
+def _flags(descending: bool, stable: bool) -> int:
+    return (_lib.DESCENDING if descending else 0) | (_lib.STABLE if stable else 0)
+
+
+def _check_values(keys: Any, values: Any, kind: str) -> int:
+    """The checks of values beside keys (both already of kind `kind`); returns the value size."""
+    if _kind(values, "values") != kind:
+        raise TypeError(f"keys is a {type(keys).__name__} and values a {type(values).__name__}; give two NumPy "
+                        "arrays or two PyOpenCL arrays")
+    value_size = _value_size(values.dtype, "values")
+    _check_shape(values, "values")
+    if keys.size != values.size:
+        raise ValueError(f"keys holds {keys.size} elements and values {values.size}; they must be as many")
+    if kind == "pyopencl":
+        if keys.context.int_ptr != values.context.int_ptr:
+            raise ValueError("keys and values belong to different OpenCL contexts")
+        kbuf, vbuf = _buffer_of(keys, "keys"), _buffer_of(values, "values")
+        if (keys.size and kbuf.int_ptr == vbuf.int_ptr and keys.offset < values.offset + values.nbytes
+                and values.offset < keys.offset + keys.nbytes):
+            raise ValueError(f"keys (bytes {keys.offset}..{keys.offset + keys.nbytes}) and values (bytes "
+                             f"{values.offset}..{values.offset + values.nbytes}) overlap in one buffer")
+    return value_size
+
+
+def _unchanged(keys: Any, values: Any, kind: str) -> Any:
+    """What a call with nothing to sort returns: copies of NumPy arrays, PyOpenCL arrays as they are."""
+    if kind == "numpy":
+        keys = np.array(keys, copy=True)
+        values = None if values is None else np.array(values, copy=True)
+    return keys if values is None else (keys, values)
+
+
+def _run(keys: Any, values: Any, kind: str, on_host: Callable[..., int], on_device: Callable[..., int],
+         extra: Tuple[Any, ...] = ()) -> Any:
+    """Runs a sort of keys (and values, or None): NumPy arrays as copies through
+    on_host(handle, keys_ptr, values_ptr), PyOpenCL arrays in place through
+    on_device(handle, kbuf, koff, vbuf, voff) on the keys' queue after the events of the arrays and
+    of `extra` (more arrays the sort reads). Returns what the public call returns."""
+    if kind == "numpy":
+        k = np.array(keys, copy=True)
+        v = None if values is None else np.array(values, copy=True)
+        with _using(_context_of_numpy) as c:
+            c.check(on_host(c.handle, k.ctypes.data, None if v is None else v.ctypes.data))
+        return k if v is None else (k, v)
+    queue = _queue_of(keys, "keys")
+    kbuf = _buffer_of(keys, "keys")
+    vbuf = None if values is None else _buffer_of(values, "values")
+    koff = _element_offset(keys, "keys")
+    voff = 0 if values is None else _element_offset(values, "values")
+    arrays = (keys,) + (() if values is None else (values,))
+    with _using(lambda: _context_of_queue(queue)) as c:
+        _wait(c, queue, arrays + extra)
+        c.check(on_device(c.handle, kbuf.int_ptr if kbuf is not None else None, koff,
+                          None if vbuf is None else vbuf.int_ptr, voff))
+        _mark(c, arrays + extra)
+    return keys if values is None else (keys, values)
+
+
+def sort_by_key(keys: A, values: A, *, descending: bool = False, stable: bool = False) -> Tuple[A, A]:
     """Sort ``keys`` and move each element of ``values`` with its key.
 
     ``keys`` as for ``sort``; ``values`` an array of the same kind and length with elements of 4
     or 8 bytes (any such dtype). PyOpenCL arrays (of one context) are sorted in place on the
     keys' queue and returned; NumPy arrays are left as they are and sorted copies are returned.
-    Values of equal keys come out in no promised order.
+    Values of equal keys come out in no promised order; with ``stable=True`` (32-bit keys) in
+    their input order.
 
     Raises TypeError (kinds or dtypes, arrays not in OpenCL buffers), ValueError (shape, lengths
     that differ, contexts that differ, keys and values overlapping in one buffer, too many keys)
-    and clqsort.Error.
+    and clqsort.Error (the library failed, or ``stable=True`` with 64-bit keys:
+    CLQSORT_ERROR_UNSUPPORTED_TYPE).
     """
     kind = _kind(keys, "keys")
-    if _kind(values, "values") != kind:
-        raise TypeError(f"keys is a {type(keys).__name__} and values a {type(values).__name__}; give two NumPy "
-                        "arrays or two PyOpenCL arrays")
     key_type = _key_type(keys.dtype, "keys")
-    value_size = _value_size(values.dtype, "values")
     _check_shape(keys, "keys")
-    _check_shape(values, "values")
-    if keys.size != values.size:
-        raise ValueError(f"keys holds {keys.size} elements and values {values.size}; they must be as many")
-    flags = _lib.DESCENDING if descending else 0
+    value_size = _check_values(keys, values, kind)
+    flags = _flags(descending, stable)
+    n = keys.size
+    if n < 2:
+        return _unchanged(keys, values, kind)
+    return _run(keys, values, kind,
+                lambda h, k, v: _lib.sort_pairs_host(h, k, v, n, key_type, value_size, flags),
+                lambda h, kb, ko, vb, vo: _lib.sort_pairs_at(h, kb, ko, vb, vo, n, key_type, value_size, flags))
+
+
+def partial_sort(keys: A, k: int, values: Optional[A] = None, *, descending: bool = False,
+                 stable: bool = False) -> Any:
+    """Leave the ``k`` smallest keys (largest with ``descending=True``) sorted at the front of
+    ``keys`` and the others after them in no promised order, the whole a permutation of the
+    input; ``values`` (optional, as for ``sort_by_key``) move with their keys.
+
+    Like ``torch.topk(sorted=True)`` or ``numpy.partition`` followed by a sort of the front, in
+    one call: ``partial_sort(a, k)[:k]`` is ``sort(a)[:k]``. PyOpenCL arrays are sorted in place
+    and returned, NumPy arrays left as they are with the result in copies; with values the call
+    returns ``(keys, values)``. ``stable=True`` (32-bit keys) keeps equal keys among the first
+    ``k`` in input order. 0 <= k <= len(keys).
+
+    Raises as ``sort_by_key`` does, and ValueError for k outside [0, len(keys)].
+    """
+    kind = _kind(keys, "keys")
+    key_type = _key_type(keys.dtype, "keys")
+    _check_shape(keys, "keys")
+    value_size = 0 if values is None else _check_values(keys, values, kind)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"k is a {type(k).__name__}; it is an int")
+    if not 0 <= k <= keys.size:
+        raise ValueError(f"k is {k}; it lies in [0, {keys.size}] for {keys.size} keys")
+    flags = _flags(descending, stable)
+    n, k = keys.size, int(k)
+    if n < 2 or k == 0:  # nothing moves
+        return _unchanged(keys, values, kind)
+    return _run(keys, values, kind,
+                lambda h, kp, vp: _lib.partial_sort_host(h, kp, vp, n, key_type, value_size, k, flags),
+                lambda h, kb, ko, vb, vo: _lib.partial_sort_at(h, kb, ko, vb, vo, n, key_type, value_size, k, flags))
+
+
+def sort_segments(keys: A, offsets: A, values: Optional[A] = None, *, descending: bool = False,
+                  stable: bool = False) -> Any:
+    """Sort each segment ``keys[offsets[i]:offsets[i + 1]]`` on its own, in one call.
+
+    ``offsets`` is a 1-D uint32 array of the same kind as ``keys`` (for PyOpenCL, of the same
+    context), nondecreasing, within ``[0, len(keys)]``: ``len(offsets) - 1`` segments; keys before
+    ``offsets[0]`` and after ``offsets[-1]`` stay where they are, and so do their values.
+    ``values`` (optional) as for ``sort_by_key``. PyOpenCL arrays are sorted in place and
+    returned, NumPy arrays left as they are with the result in copies; with values the call
+    returns ``(keys, values)``; with no segments (or no keys in PyOpenCL arrays) nothing is read or
+    checked. A 2-D NumPy array ``a`` of rows sorts row by row as
+    ``sort_segments(a.ravel(), np.arange(0, a.size + 1, a.shape[1], dtype=np.uint32))``.
+
+    Raises as ``sort_by_key`` does, TypeError for offsets that are not uint32 or not of the keys'
+    kind, and clqsort.Error with status CLQSORT_ERROR_INVALID_SEGMENTS for offsets that decrease
+    or pass the end (found by the device; nothing is changed).
+    """
+    kind = _kind(keys, "keys")
+    key_type = _key_type(keys.dtype, "keys")
+    _check_shape(keys, "keys")
+    value_size = 0 if values is None else _check_values(keys, values, kind)
+    if _kind(offsets, "offsets") != kind:
+        raise TypeError(f"keys is a {type(keys).__name__} and offsets a {type(offsets).__name__}; give arrays of "
+                        "one kind")
+    if offsets.dtype != np.uint32:
+        raise TypeError(f"offsets has dtype {offsets.dtype}; offsets are uint32")
+    _check_shape(offsets, "offsets")
+    segments = offsets.size - 1
+    flags = _flags(descending, stable)
+    n = keys.size
+    if segments < 1 or (kind == "pyopencl" and n == 0):  # nothing to sort (no buffer to name)
+        return _unchanged(keys, values, kind)
     if kind == "numpy":
-        k, v = np.array(keys, copy=True), np.array(values, copy=True)
-        if k.size >= 2:
-            with _using(_context_of_numpy) as c:
-                c.check(_lib.sort_pairs_host(c.handle, k.ctypes.data, v.ctypes.data, k.size, key_type, value_size,
-                                             flags))
-        return k, v
-    if keys.context.int_ptr != values.context.int_ptr:
-        raise ValueError("keys and values belong to different OpenCL contexts")
-    queue = _queue_of(keys, "keys")
-    kbuf, vbuf = _buffer_of(keys, "keys"), _buffer_of(values, "values")
-    koff, voff = _element_offset(keys, "keys"), _element_offset(values, "values")
-    if (keys.size and kbuf.int_ptr == vbuf.int_ptr and keys.offset < values.offset + values.nbytes
-            and values.offset < keys.offset + keys.nbytes):
-        raise ValueError(f"keys (bytes {keys.offset}..{keys.offset + keys.nbytes}) and values (bytes "
-                         f"{values.offset}..{values.offset + values.nbytes}) overlap in one buffer")
-    if keys.size < 2:
-        return keys, values
-    with _using(lambda: _context_of_queue(queue)) as c:
-        _wait(c, queue, (keys, values))
-        c.check(_lib.sort_pairs_at(c.handle, kbuf.int_ptr, koff, vbuf.int_ptr, voff, keys.size,
-                                   key_type, value_size, flags))
-        _mark(c, (keys, values))
-    return keys, values
+        offs = np.ascontiguousarray(offsets)
+        return _run(keys, values, kind,
+                    lambda h, kp, vp: _lib.sort_segments_host(h, kp, vp, n, key_type, value_size, offs.ctypes.data, None,
+                                                              segments, flags),
+                    None)
+    if offsets.context.int_ptr != keys.context.int_ptr:
+        raise ValueError("keys and offsets belong to different OpenCL contexts")
+    obuf = _buffer_of(offsets, "offsets")
+    if _element_offset(offsets, "offsets"):
+        raise ValueError("offsets starts inside its buffer; the library reads offsets from a buffer's first byte "
+                         "(pass a copy)")
+    return _run(keys, values, kind, None,
+                lambda h, kb, ko, vb, vo: _lib.sort_segments_at(h, kb, ko, vb, vo, n, key_type, value_size,
+                                                                obuf.int_ptr, None, segments, flags),
+                (offsets,))
 
 
-def argsort(a: A, *, descending: bool = False) -> A:
+def argsort(a: A, *, descending: bool = False, stable: bool = False) -> A:
     """The positions (uint32) that sort ``a``: ``a[argsort(a)]`` is ``sort(a)``.
 
     Returns the same kind of array as ``a`` (a PyOpenCL array on ``a``'s queue); ``a`` itself is
-    unchanged. Positions of equal keys come out in no promised order. Raises as ``sort`` does.
+    unchanged. Positions of equal keys come out in no promised order; with ``stable=True``
+    (32-bit keys) in increasing order, as ``numpy.argsort(kind="stable")``. Raises as ``sort``
+    does.
     """
     kind = _kind(a, "the array")
     _key_type(a.dtype, "the array")
     _check_shape(a, "the array")
     if kind == "numpy":
-        return sort_by_key(a, np.arange(a.size, dtype=np.uint32), descending=descending)[1]
+        return sort_by_key(a, np.arange(a.size, dtype=np.uint32), descending=descending, stable=stable)[1]
     queue = _queue_of(a, "the array")
     _buffer_of(a, "the array")
     positions = _cla.arange(queue, a.size, dtype=np.uint32)
-    sort_by_key(a.copy(queue=queue), positions, descending=descending)
+    sort_by_key(a.copy(queue=queue), positions, descending=descending, stable=stable)
     return positions

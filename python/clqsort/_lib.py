@@ -33,6 +33,16 @@ release = _declare("clqsort_release", None, _ptr)
 sort_at = _declare("clqsort_sort_at", _int, _ptr, _ptr, _size, _size, _int, _uint)
 # (ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags)
 sort_pairs_at = _declare("clqsort_sort_pairs_at", _int, _ptr, _ptr, _size, _ptr, _size, _size, _int, _size, _uint)
+# (ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, k, flags)
+partial_sort_at = _declare("clqsort_partial_sort", _int, _ptr, _ptr, _size, _ptr, _size, _size, _int, _size, _size, _uint)
+# (ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, begin, end, segments, flags)
+sort_segments_at = _declare("clqsort_sort_segments", _int, _ptr, _ptr, _size, _ptr, _size, _size, _int, _size, _ptr, _ptr,
+                            _size, _uint)
+# (ctx, keys, values, count, key_type, value_size, k, flags)
+partial_sort_host = _declare("clqsort_partial_sort_host", _int, _ptr, _ptr, _ptr, _size, _int, _size, _size, _uint)
+# (ctx, keys, values, count, key_type, value_size, begin, end, segments, flags)
+sort_segments_host = _declare("clqsort_sort_segments_host", _int, _ptr, _ptr, _ptr, _size, _int, _size, _ptr, _ptr,
+                              _size, _uint)
 # (ctx, keys, count, type, flags)
 sort_host = _declare("clqsort_sort_host", _int, _ptr, _ptr, _size, _int, _uint)
 # (ctx, keys, values, count, key_type, value_size, flags)
@@ -42,6 +52,7 @@ last_error = _declare("clqsort_last_error", ctypes.c_char_p, _ptr)
 SUCCESS = 0
 MAX_COUNT = 2**32 - 1  # CLQSORT_MAX_COUNT
 DESCENDING = 1  # CLQSORT_DESCENDING
+STABLE = 2  # CLQSORT_STABLE
 
 # clqsort_key_type, by NumPy (dtype.kind, dtype.itemsize)
 KEY_TYPES = {("u", 4): 0, ("i", 4): 1, ("f", 4): 2, ("u", 8): 3, ("i", 8): 4, ("f", 8): 5}

@@ -413,3 +413,121 @@ def test_status_names_match_the_header():
     header = open(os.path.join(os.path.dirname(__file__), "..", "..", "include", "clqsort.h")).read()
     declared = {int(v): n for n, v in re.findall(r"(CLQSORT_(?:SUCCESS|ERROR_\w+)) = (-?\d+)", header)}
     assert declared == _lib.STATUS_NAMES
+
+
+# ---- partial sorts, segments, stable sorts -------------------------------------------------------
+
+
+def check_partial(out, pos, inp, k, descending=False, stable=False):
+    """The first k keys those of the documented order, the whole a permutation with each value
+    (input position) beside its key; stable: equal keys among the first k in input order."""
+    out, pos, inp = np.asarray(out), np.asarray(pos).astype(np.int64), np.asarray(inp)
+    u = UINT[inp.itemsize]
+    assert np.array_equal(np.sort(pos), np.arange(inp.size)), "values are not a permutation of the positions"
+    assert np.array_equal(out.view(u), inp[pos].view(u)), "a value left its key"
+    ref = np.sort(order_key(inp))
+    if descending:
+        ref = ref[::-1]
+    assert np.array_equal(order_key(out[:k]), ref[:k]), "the first k keys differ from the documented order's"
+    if stable:
+        same = out[1:k].view(u) == out[:k - 1].view(u) if k > 1 else np.zeros(0, bool)
+        assert np.all(pos[1:k][same] > pos[:k - 1][same]), "equal keys left their input order"
+
+
+def to_kind(queue, kind, *arrays):
+    return arrays if kind == "numpy" else tuple(cla.to_device(queue, a) for a in arrays)
+
+
+def back(a):
+    return a if isinstance(a, np.ndarray) else a.get()
+
+
+@PROPERTY
+@given(data=st.data(), dtype=st.sampled_from(DTYPES), descending=st.booleans())
+def test_numpy_partial_sort(data, dtype, descending):
+    a = data.draw(keys_of(dtype))
+    k = data.draw(st.integers(0, a.size))
+    before = a.copy()
+    out, pos = clqsort.partial_sort(a, k, np.arange(a.size, dtype=np.uint32), descending=descending)
+    assert out is not a and np.array_equal(a.view(UINT[a.itemsize]), before.view(UINT[a.itemsize]))
+    check_partial(out, pos, a, k, descending)
+
+
+@pytest.mark.parametrize("kind", ["numpy", "pyopencl"])
+@pytest.mark.parametrize("dtype", [np.uint32, np.float32, np.int64])
+def test_partial_sort_sizes(queue, kind, dtype):
+    """Sizes where 32-bit keys select their candidates first (k = 1, 100) and where they do not;
+    duplicates, so that stable has order to keep (32-bit keys)."""
+    rng = np.random.default_rng(21)
+    n = 300_007
+    a = rng.integers(0, 5000, n).astype(dtype)
+    for k in (1, 100, 5000, n):
+        stable = np.dtype(dtype).itemsize == 4 and k != 5000
+        keys, pos = to_kind(queue, kind, a, np.arange(n, dtype=np.uint32))
+        out = clqsort.partial_sort(keys, k, pos, stable=stable, descending=k == n)
+        assert isinstance(out[0], type(keys))
+        check_partial(back(out[0]), back(out[1]), a, k, k == n, stable)
+    keys, = to_kind(queue, kind, a)
+    out = clqsort.partial_sort(keys, 77)  # keys alone
+    assert np.array_equal(order_key(back(out)[:77]), np.sort(order_key(a))[:77])
+
+
+@pytest.mark.parametrize("kind", ["numpy", "pyopencl"])
+@pytest.mark.parametrize("dtype,vdtype", [(np.uint32, np.uint32), (np.float64, np.int64), (np.int32, None)])
+def test_sort_segments(queue, kind, dtype, vdtype):
+    """Pareto lengths with empty segments, keys before the first and after the last untouched."""
+    rng = np.random.default_rng(22)
+    n = 100_003
+    a = rng.integers(-1000, 1000, n).astype(dtype)
+    lengths = np.minimum(rng.pareto(1.2, 20_000).astype(np.int64), 5000)
+    ends = 5 + np.cumsum(lengths)
+    offsets = np.concatenate([[5], ends[ends <= n - 3]]).astype(np.uint32)
+    stable = np.dtype(dtype).itemsize == 4
+    pos = np.arange(n, dtype=vdtype) if vdtype else None
+    keys, offs = to_kind(queue, kind, a, offsets)
+    vals = None if pos is None else to_kind(queue, kind, pos)[0]
+    res = clqsort.sort_segments(keys, offs, vals, stable=stable)
+    out, vout = (back(res[0]), back(res[1])) if vals is not None else (back(res), None)
+    u = UINT[a.itemsize]
+    assert np.array_equal(out[:offsets[0]].view(u), a[:offsets[0]].view(u)), "a key before the segments moved"
+    assert np.array_equal(out[offsets[-1]:].view(u), a[offsets[-1]:].view(u)), "a key after the segments moved"
+    for b, e in zip(offsets[:-1], offsets[1:]):
+        seg, ref = out[b:e], a[b:e]
+        assert np.array_equal(order_key(seg), np.sort(order_key(ref))), f"segment [{b}, {e}) is not sorted"
+        if vout is not None:
+            p = vout[b:e].astype(np.int64)
+            assert np.array_equal(np.sort(p), np.arange(b, e)), f"values of [{b}, {e}) left their segment"
+            assert np.array_equal(seg.view(u), a[p].view(u)), "a value left its key"
+            if stable:
+                same = seg[1:] == seg[:-1]
+                assert np.all(p[1:][same] > p[:-1][same]), "equal keys left their input order"
+
+
+@pytest.mark.parametrize("kind", ["numpy", "pyopencl"])
+def test_argsort_stable(queue, kind):
+    a = np.random.default_rng(23).integers(0, 50, 100_000).astype(np.float32)
+    x, = to_kind(queue, kind, a)
+    assert np.array_equal(back(clqsort.argsort(x, stable=True)), np.argsort(a, kind="stable"))
+
+
+def test_errors_partial_and_segments(queue):
+    a = np.arange(10, 0, -1, dtype=np.uint32)
+    for bad in (-1, 11):
+        with pytest.raises(ValueError, match="lies in"):
+            clqsort.partial_sort(a, bad)
+    with pytest.raises(TypeError, match="it is an int"):
+        clqsort.partial_sort(a, 2.0)
+    with pytest.raises(TypeError, match="offsets are uint32"):
+        clqsort.sort_segments(a, np.array([0, 10], np.int64))
+    with pytest.raises(TypeError, match="one kind"):
+        clqsort.sort_segments(a, cla.to_device(queue, np.array([0, 10], np.uint32)))
+    for kind in ("numpy", "pyopencl"):
+        keys, offs = to_kind(queue, kind, a, np.array([0, 6, 3, 10], np.uint32))  # decreasing
+        with pytest.raises(clqsort.Error) as e:
+            clqsort.sort_segments(keys, offs)
+        assert e.value.status_name == "CLQSORT_ERROR_INVALID_SEGMENTS" and "segment 1" in e.value.message
+        assert np.array_equal(back(keys), a), "a refused call changed the keys"
+        with pytest.raises(clqsort.Error) as e:
+            clqsort.sort_by_key(*to_kind(queue, kind, np.arange(4, dtype=np.uint64), np.arange(4, dtype=np.uint32)),
+                                stable=True)
+        assert e.value.status_name == "CLQSORT_ERROR_UNSUPPORTED_TYPE"
