@@ -43,12 +43,14 @@
 #define CLQ_SELECT_ARGS keys, vals, sel, cand, status, key_offset, value_offset, n, k, pbits, cap
 
 /* Runs EACH(code, i) with the code of every key i < count, the grid taking them in turn: 16-byte
- * loads, two in flight per work-item, from the first key on a 16-byte boundary (buffers start on
- * one) to the last whole group of four; the keys before and after one by one. */
+ * loads, two in flight per work-item, from the first key at a 16-byte aligned address (whatever
+ * the buffer's own alignment) to the last whole group of four; the keys before and after one by
+ * one. */
 #define CLQ_SEL_EACH_KEY(count, EACH)                                                              \
     do {                                                                                           \
         const ulong g_ = get_global_size(0), id_ = get_global_id(0), n_ = (count);                 \
-        const ulong head_ = min((ulong)((4u - (uint)(key_offset & 3u)) & 3u), n_);                 \
+        const ulong a_ = (ulong)(size_t)(keys + key_offset);                                       \
+        const ulong head_ = min(((16ul - (a_ & 15ul)) & 15ul) / 4ul, n_);                          \
         const ulong quads_ = (n_ - head_) / 4, tail_ = head_ + 4 * quads_;                         \
         __global const uint4 *q_ = (__global const uint4 *)(keys + key_offset + head_);            \
         ulong j_ = id_;                                                                            \
@@ -341,6 +343,8 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
      * gather) the next level's counts; end: the candidates below the range's end */
     ulong base = clq_sel_base(sel);
     uint level = sel[CLQ_SEL_LEVEL], below = sel[CLQ_SEL_BELOW], end = m, counted = 1;
+    if (lid == 0) /* set by every pick of consistent counts; defined for any */
+        pick[0] = pick[1] = pick[2] = 0;
 #define CLQ_SEL_EACH_CAND(EACH) /* four loads in flight per work-item */                          \
     do {                                                                                           \
         uint i_ = lid;                                                                             \

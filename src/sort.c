@@ -904,7 +904,8 @@ static clqsort_status sort_host(clqsort_context *ctx, void *keys, void *values, 
     if (segs && segs->segments > CLQSORT_MAX_COUNT - 1)
         return clq_fail(ctx, CLQSORT_ERROR_COUNT_TOO_LARGE, "%zu segments; at most %zu", segs->segments,
                         CLQSORT_MAX_COUNT - 1);
-    if (segs ? segs->segments == 0 : count < 2) { /* segments of fewer keys are still checked */
+    if (segs ? segs->segments == 0 : count < 2 || (call->partial && call->k == 0)) { /* nothing moves; segments
+                                                                                      of fewer keys are checked */
         memset(&ctx->stats, 0, sizeof ctx->stats);
         ctx->last_stats = ctx->stats;
         return CLQSORT_SUCCESS;

@@ -56,8 +56,10 @@ int main(void)
                                (unsigned long long)est, (unsigned long long)ctx->local_mem_size);
                     }
                 }
-                /* programs of 32-bit keys: the selection's kernels, within clq_select_local_bytes */
-                for (int k = 0; p->select[0] && k < CLQ_SELECT_KERNELS; k++) {
+                /* programs of 32-bit keys: the selection's kernels, within clq_select_local_bytes
+                 * (where that fits the device: elsewhere partial sorts do not select) */
+                const int selects = clq_select_local_bytes(&p->tuning) <= ctx->local_mem_size;
+                for (int k = 0; p->select[0] && selects && k < CLQ_SELECT_KERNELS; k++) {
                     cl_ulong used = 0;
                     cl_int err = clGetKernelWorkGroupInfo(p->select[k], clqsort_cl_device(ctx), CL_KERNEL_LOCAL_MEM_SIZE,
                                                           sizeof used, &used, NULL);

@@ -456,14 +456,15 @@ static void stable_sorts(int tiny)
 /* Partial sorts: k around every boundary (2048: the selection's sort in one group), for key types of both widths, with and without
  * values; the first k keys exactly the reference's, the whole a permutation of the input. */
 /* Whether a partial sort selects first (clqsort.h): 32-bit keys, 2 k + select_slack <= count / 4
- * on a device with 64-bit atomics,
- * the slack 65536 unless CLQSORT_TUNING sets it. */
-static int selects(clqsort_key_type type, size_t n, size_t k)
+ * on a device with 64-bit atomics and the local memory the header names, the slack 65536 unless
+ * CLQSORT_TUNING sets it. */
+static int selects(clqsort_key_type type, size_t n, size_t k, const clqsort_info *info)
 {
     const char *env = getenv("CLQSORT_TUNING"), *at = env ? strstr(env, "select_slack=") : NULL;
     const size_t slack = at ? strtoul(at + strlen("select_slack="), NULL, 10) : 65536;
     const int has64 = clqsort_scratch_bytes(ctx, 2, CLQSORT_KEY_UINT64, 0, &(size_t){0}) == CLQSORT_SUCCESS;
-    return has64 && tu_width_of(type) == 4 && k > 0 && 2 * k + slack <= n / 4;
+    const int local = info->local_mem_size >= 4096u * 4 + 8u * info->gqsort_work_group + 64;
+    return has64 && local && tu_width_of(type) == 4 && k > 0 && 2 * k + slack <= n / 4;
 }
 
 /* Moves the keys of ref[0, 6) (the smallest by the order) to the first three and the last three
@@ -518,23 +519,30 @@ static void partial_sorts(int tiny, const clqsort_info *info)
                 smallest_to_ends(in, ref, n, w);
                 /* stable: 32-bit keys with values, every other k */
                 const unsigned stable = w == 4 && vb && ki % 2 ? CLQSORT_STABLE : 0;
-                /* the keys start `off` keys into their buffer, guard keys before and after them */
-                const size_t off = ki % 3, guard = 3;
+                /* the keys start `off` keys into their buffer (every alignment of 16 bytes), guard
+                 * keys before and after them that would be the answer's first if read; the values
+                 * `voff` into theirs */
+                const size_t off = ki % 4, guard = 3, voff = ki % 2;
                 unsigned char *whole = malloc((n + off + guard) * w);
-                memset(whole, 0xa5, (n + off + guard) * w);
+                for (size_t g = 0; g < n + off + guard; g++)
+                    memcpy(whole + g * w, ref, w);
                 memcpy(whole + off * w, in, n * w);
+                unsigned char *vwhole = malloc((n + 1) * 8);
+                memset(vwhole, 0x5a, (n + 1) * 8);
+                if (vb)
+                    memcpy(vwhole + voff * vb, vin, n * vb);
                 cl_mem kb = buffer((n + off + guard) * w, whole, CL_MEM_READ_WRITE),
-                       v = vb ? buffer(n * vb, vin, CL_MEM_READ_WRITE) : NULL;
-                clqsort_status s = clqsort_partial_sort(ctx, kb, off, v, 0, n, cf->type, vb, k,
+                       v = vb ? buffer((n + voff) * vb, vwhole, CL_MEM_READ_WRITE) : NULL;
+                clqsort_status s = clqsort_partial_sort(ctx, kb, off, v, voff, n, cf->type, vb, k,
                                                         (cf->desc ? CLQSORT_DESCENDING : 0) | stable);
                 CHECK(s == CLQSORT_SUCCESS, "partial %s%s +%zu B n=%zu k=%zu: %d: %s", tu_type_names[cf->type],
                       cf->desc ? " desc" : "", vb, n, k, s, clqsort_last_error(ctx));
                 clqsort_stats st = {0};
                 clqsort_get_stats(ctx, &st);
                 /* the selection where the header promises it, and never more candidates than 2 k + slack */
-                CHECK(s != CLQSORT_SUCCESS || (st.selected_keys != 0) == selects(cf->type, n, k),
+                CHECK(s != CLQSORT_SUCCESS || (st.selected_keys != 0) == selects(cf->type, n, k, info),
                       "partial %s n=%zu k=%zu: selected %u keys, expected %s", tu_type_names[cf->type], n, k,
-                      st.selected_keys, selects(cf->type, n, k) ? "a selection" : "none");
+                      st.selected_keys, selects(cf->type, n, k, info) ? "a selection" : "none");
                 CHECK(st.selected_keys == 0 || (st.selected_keys >= k && st.selected_keys <= n / 4),
                       "partial %s n=%zu k=%zu: %u candidates", tu_type_names[cf->type], n, k, st.selected_keys);
                 selecting += st.selected_keys != 0;
@@ -546,8 +554,14 @@ static void partial_sorts(int tiny, const clqsort_info *info)
                           n, k, off);
                     memcpy(out, back + off * w, n * w);
                     free(back);
-                    if (vb)
-                        read_back(v, n * vb, vout);
+                    if (vb) {
+                        unsigned char *vback = malloc((n + voff) * vb);
+                        read_back(v, (n + voff) * vb, vback);
+                        CHECK(!memcmp(vback, vwhole, voff * vb), "partial n=%zu k=%zu: a value before the values changed",
+                              n, k);
+                        memcpy(vout, vback + voff * vb, n * vb);
+                        free(vback);
+                    }
                     char why[300] = "";
                     /* by the documented order (tu_code_of: every NaN equal, whatever its payload) */
                     size_t bad = k;
@@ -573,7 +587,7 @@ static void partial_sorts(int tiny, const clqsort_info *info)
                 clReleaseMemObject(kb);
                 if (v)
                     clReleaseMemObject(v);
-                free(whole);
+                free(whole), free(vwhole);
             }
         }
         free(in), free(out), free(ref), free(vin), free(vout);

@@ -351,6 +351,8 @@ def _run(keys: Any, values: Any, kind: str, on_host: Callable[..., int], on_devi
     vbuf = None if values is None else _buffer_of(values, "values")
     koff = _element_offset(keys, "keys")
     voff = 0 if values is None else _element_offset(values, "values")
+    if keys.size == 0:  # PyOpenCL allocates no buffer to name: nothing to sort or check on the device
+        return _unchanged(keys, values, kind)
     arrays = (keys,) + (() if values is None else (values,))
     with _using(lambda: _context_of_queue(queue)) as c:
         _wait(c, queue, arrays + extra)
@@ -380,8 +382,6 @@ def sort_by_key(keys: A, values: A, *, descending: bool = False, stable: bool = 
     value_size = _check_values(keys, values, kind)
     flags = _flags(descending, stable)
     n = keys.size
-    if n < 2:
-        return _unchanged(keys, values, kind)
     return _run(keys, values, kind,
                 lambda h, k, v: _lib.sort_pairs_host(h, k, v, n, key_type, value_size, flags),
                 lambda h, kb, ko, vb, vo: _lib.sort_pairs_at(h, kb, ko, vb, vo, n, key_type, value_size, flags))
@@ -411,8 +411,6 @@ def partial_sort(keys: A, k: int, values: Optional[A] = None, *, descending: boo
         raise ValueError(f"k is {k}; it lies in [0, {keys.size}] for {keys.size} keys")
     flags = _flags(descending, stable)
     n, k = keys.size, int(k)
-    if n < 2 or k == 0:  # nothing moves
-        return _unchanged(keys, values, kind)
     return _run(keys, values, kind,
                 lambda h, kp, vp: _lib.partial_sort_host(h, kp, vp, n, key_type, value_size, k, flags),
                 lambda h, kb, ko, vb, vo: _lib.partial_sort_at(h, kb, ko, vb, vo, n, key_type, value_size, k, flags))
@@ -427,8 +425,8 @@ def sort_segments(keys: A, offsets: A, values: Optional[A] = None, *, descending
     ``offsets[0]`` and after ``offsets[-1]`` stay where they are, and so do their values.
     ``values`` (optional) as for ``sort_by_key``. PyOpenCL arrays are sorted in place and
     returned, NumPy arrays left as they are with the result in copies; with values the call
-    returns ``(keys, values)``; with no segments (or no keys in PyOpenCL arrays) nothing is read or
-    checked. A 2-D NumPy array ``a`` of rows sorts row by row as
+    returns ``(keys, values)``; with no keys in PyOpenCL arrays (which have no buffer then) nothing
+    is read or checked. A 2-D NumPy array ``a`` of rows sorts row by row as
     ``sort_segments(a.ravel(), np.arange(0, a.size + 1, a.shape[1], dtype=np.uint32))``.
 
     Raises as ``sort_by_key`` does, TypeError for offsets that are not uint32 or not of the keys'
@@ -445,11 +443,11 @@ def sort_segments(keys: A, offsets: A, values: Optional[A] = None, *, descending
     if offsets.dtype != np.uint32:
         raise TypeError(f"offsets has dtype {offsets.dtype}; offsets are uint32")
     _check_shape(offsets, "offsets")
+    if offsets.size == 0:
+        raise ValueError("offsets is empty; it holds one offset more than there are segments")
     segments = offsets.size - 1
     flags = _flags(descending, stable)
     n = keys.size
-    if segments < 1 or (kind == "pyopencl" and n == 0):  # nothing to sort (no buffer to name)
-        return _unchanged(keys, values, kind)
     if kind == "numpy":
         offs = np.ascontiguousarray(offsets)
         return _run(keys, values, kind,
