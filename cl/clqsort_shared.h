@@ -57,13 +57,21 @@
 #define CLQ_SEL_TAKEN (CLQ_SEL_BINS + 5u)   /* candidates gathered (atomic) */
 #define CLQ_SEL_HOLES (CLQ_SEL_BINS + 6u)   /* holes listed (atomic) */
 #define CLQ_SEL_FILLED (CLQ_SEL_BINS + 7u)  /* holes filled (atomic) */
+#define CLQ_SEL_TOP (CLQ_SEL_BINS + 8u)     /* the first range's width, [0, 2^top), if sampled; 0: all */
 #define CLQ_SEL_WORDS (CLQ_SEL_BINS + 16u)  /* even: what follows is 8-byte aligned */
 /* Candidates select_sort_kernel sorts in local memory (8 bytes each, in the space of the
  * histogram): partial sorts with k up to this many sort their candidates in one group. */
 #define CLQ_SEL_SORT_MAX 2048u
-/* Levels of CLQ_SEL_BITS that take a composite of 32 + pbits bits down to a single value: the
- * host enqueues this many, the kernels derive each level's range from it. */
-#define CLQ_SEL_LEVELS(pbits) ((32u + (pbits) + CLQ_SEL_BITS - 1u) / CLQ_SEL_BITS)
+/* Levels of CLQ_SEL_BITS that take a range of 2^width composites down to a single value; for
+ * the whole range of composites of 32 + pbits bits, the most any selection needs: the host
+ * enqueues that many, the kernels derive each level's range from the first range's width. */
+#define CLQ_SEL_LEVELS_OF(width) (((width) + CLQ_SEL_BITS - 1u) / CLQ_SEL_BITS)
+#define CLQ_SEL_LEVELS(pbits) CLQ_SEL_LEVELS_OF(32u + (pbits))
+/* Keys select_sample_kernel reads to choose the first range (all of them when fewer), and the
+ * largest k it runs for: above, its range keeps too many keys to pay for its launch (H200,
+ * call 22: 0.023 ms; k = 1024 gained nothing). */
+#define CLQ_SEL_SAMPLES 4096u
+#define CLQ_SEL_SAMPLE_MAX_K 256u
 
 /* What an invalid segment breaks (status[CLQ_ST_SEG_WHY]). */
 #define CLQ_SEG_BEGIN_AFTER_END 1u

@@ -5,6 +5,8 @@
  * no two keys share and whose order is the sort's order with ties in input order. The k
  * smallest composites are the answer, so a radix selection finds a range of composites that
  * holds the k-th one and few others, and only the keys below its end are sorted:
+ *   select_sample_kernel  one group, for small k: the first range, [0, 2^top), from a sample of
+ *                         the keys (at least k keys lie inside it); else every composite.
  *   select_hist_kernel    one level: the keys inside the range [base, base + 2^width) are
  *                         counted in CLQ_SEL_BINS buckets of the range (local histogram, added
  *                         to sel[]);
@@ -13,7 +15,7 @@
  *                         single composite), the selection is done: status[CLQ_ST_COUNT]
  *                         becomes that number, and the host's further levels do nothing.
  *                         CLQ_SEL_LEVELS(pbits) levels always reach a single composite, so the
- *                         host enqueues that many.
+ *                         host enqueues that many; a narrower first range needs fewer.
  *   select_gather_kernel  appends every composite below the range's end to `cand` (each group
  *                         stages its own in local memory and appends them with one atomic),
  *                         and for k <= CLQ_SEL_SORT_MAX counts those inside the range by the
@@ -32,7 +34,7 @@
  *   select_move_kernel    every unmarked position < k holds a key outside the answer: it moves
  *                         into a hole (any hole: each is filled once).
  *   select_place_kernel   writes the answer to [0, k), keys decoded from their composites.
- * All seven kernels take the same arguments, set once per sort (src/sort.c). The words of `sel`
+ * All eight kernels take the same arguments, set once per sort (src/sort.c). The words of `sel`
  * are laid out in clqsort_shared.h; the host zeroes them and the marks before the first level.
  */
 #if CLQ_CODE_BITS == 32
@@ -87,13 +89,19 @@ inline ulong clq_sel_base(__global const uint *sel)
 {
     return (ulong)sel[CLQ_SEL_BASE_LO] | (ulong)sel[CLQ_SEL_BASE_HI] << 32;
 }
-/* Digits are CLQ_SEL_BITS wide from the composite's highest bit, so the last level's may be
- * narrower. The range of a selection that has done `level` of its CLQ_SEL_LEVELS(pbits) levels
- * is 2^width composites wide. (Written without a saturating subtraction: oclgrind cannot run
- * the intrinsic LLVM makes of one.) */
-inline uint clq_sel_width(uint level, uint pbits)
+/* Digits are CLQ_SEL_BITS wide from the first range's highest bit (the first range is
+ * [0, 2^top)), so the last level's may be narrower. The range of a selection that has done
+ * `level` of its CLQ_SEL_LEVELS_OF(top) levels is 2^width composites wide. (Written without a
+ * saturating subtraction: oclgrind cannot run the intrinsic LLVM makes of one.) */
+inline uint clq_sel_width(uint level, uint top)
 {
-    return level < CLQ_SEL_LEVELS(pbits) ? 32u + pbits - CLQ_SEL_BITS * level : 0u;
+    return level < CLQ_SEL_LEVELS_OF(top) ? top - CLQ_SEL_BITS * level : 0u;
+}
+/* The first range's width: the sample's, or (no sample, or one that found top 0) every
+ * composite's. */
+inline uint clq_sel_top(__global const uint *sel, uint pbits)
+{
+    return sel[CLQ_SEL_TOP] ? sel[CLQ_SEL_TOP] : 32u + pbits;
 }
 inline uint clq_sel_inside(ulong c, ulong base, uint width) { return width >= 64u || (c >= base && (c - base) >> width == 0ul); }
 
@@ -104,6 +112,65 @@ inline void clq_sel_append(__global ulong *cand, __global uint *status, uint cap
         cand[at] = c;
     else /* cannot happen: the levels counted them */
         atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
+}
+
+/* One group, before the first level, for k <= CLQ_SEL_SAMPLE_MAX_K (the host's choice): the first
+ * range is [0, 2^top), top the bit length of the k-th smallest composite among CLQ_SEL_SAMPLES
+ * keys spread evenly over the input (all of them when there are fewer). The samples are keys,
+ * so the range holds at least k composites, and the first level counts only the keys inside it
+ * (for uniform keys and k = 16, 1/250 of them). Without it the first range is every composite. */
+/* Counters per bit length: spread over CLQ_SEL_SPREAD copies, as most samples share a few
+ * lengths and one counter each would serialize their atomics. */
+#define CLQ_SEL_SPREAD 16u
+
+__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
+void select_sample_kernel(CLQ_SELECT_PARAMS)
+{
+    (void)vals;
+    (void)cand;
+    (void)status;
+    (void)value_offset;
+    (void)cap;
+    __local uint lengths[65 * CLQ_SEL_SPREAD]; /* samples by the bit length of their composite */
+    const uint lid = get_local_id(0), copy = lid % CLQ_SEL_SPREAD;
+    /* k above the samples: the whole range, and nothing to read */
+    const uint samples = k <= min(n, CLQ_SEL_SAMPLES) ? min(n, CLQ_SEL_SAMPLES) : 0u;
+    for (uint b = lid; b < 65u * CLQ_SEL_SPREAD; b += CLQ_GQ_WG)
+        lengths[b] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#define CLQ_SEL_SAMPLE_AT(s) ((uint)(((ulong)(s) * n) / samples)) /* distinct: samples <= n */
+#define CLQ_SEL_TAKE_SAMPLE(s, key)                                                                \
+    do {                                                                                           \
+        const ulong c_ = clq_composite(clq_to_code(key), CLQ_SEL_SAMPLE_AT(s), pbits);             \
+        clq_gq_add(&lengths[(c_ ? 64u - (uint)clz(c_) : 0u) * CLQ_SEL_SPREAD + copy], 1u);         \
+    } while (0)
+    uint s = lid;
+    for (; s + 3u * CLQ_GQ_WG < samples; s += 4u * CLQ_GQ_WG) { /* four loads in flight */
+        const clq_key k0 = keys[key_offset + CLQ_SEL_SAMPLE_AT(s)];
+        const clq_key k1 = keys[key_offset + CLQ_SEL_SAMPLE_AT(s + CLQ_GQ_WG)];
+        const clq_key k2 = keys[key_offset + CLQ_SEL_SAMPLE_AT(s + 2u * CLQ_GQ_WG)];
+        const clq_key k3 = keys[key_offset + CLQ_SEL_SAMPLE_AT(s + 3u * CLQ_GQ_WG)];
+        CLQ_SEL_TAKE_SAMPLE(s, k0);
+        CLQ_SEL_TAKE_SAMPLE(s + CLQ_GQ_WG, k1);
+        CLQ_SEL_TAKE_SAMPLE(s + 2u * CLQ_GQ_WG, k2);
+        CLQ_SEL_TAKE_SAMPLE(s + 3u * CLQ_GQ_WG, k3);
+    }
+    for (; s < samples; s += CLQ_GQ_WG)
+        CLQ_SEL_TAKE_SAMPLE(s, keys[key_offset + CLQ_SEL_SAMPLE_AT(s)]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        uint top = 32u + pbits;
+        if (samples) { /* the smallest top with k samples below 2^top */
+            uint below = 0;
+            for (top = 0;; top++) {
+                for (uint c = 0; c < CLQ_SEL_SPREAD; c++)
+                    below += lengths[top * CLQ_SEL_SPREAD + c];
+                if (below >= k)
+                    break;
+            }
+        }
+        sel[CLQ_SEL_TOP] = top;
+    }
 }
 
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
@@ -117,8 +184,8 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
     (void)cap;
     __local uint hist[CLQ_SEL_BINS];
     const uint done = sel[CLQ_SEL_DONE]; /* then this level counts nothing */
-    const uint level = sel[CLQ_SEL_LEVEL];
-    const uint width = clq_sel_width(level, pbits), shift = clq_sel_width(level + 1u, pbits);
+    const uint level = sel[CLQ_SEL_LEVEL], top = clq_sel_top(sel, pbits);
+    const uint width = clq_sel_width(level, top), shift = clq_sel_width(level + 1u, top);
     const ulong base = clq_sel_base(sel);
     const uint bins = done ? 0u : CLQ_SEL_BINS, count = done ? 0u : n;
     for (uint b = get_local_id(0); b < bins; b += CLQ_GQ_WG)
@@ -130,9 +197,15 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
         if (clq_sel_inside(c_, base, width))                                                       \
             clq_gq_add(&hist[(uint)((c_ - base) >> shift)], 1u);                                   \
     } while (0)
-/* the first level counts every key, in the bucket of its code's highest CLQ_SEL_BITS bits */
-#define CLQ_SEL_COUNT_FIRST(code, i) clq_gq_add(&hist[(code) >> (32u - CLQ_SEL_BITS)], 1u)
-    if (level == 0u)
+/* the first level, when its range [0, 2^top) holds whole codes (codes below 2^cs, every
+ * position), by the code alone: its top CLQ_SEL_BITS bits below 2^cs */
+    const uint cs = top - pbits;
+#define CLQ_SEL_COUNT_FIRST(code, i)                                                               \
+    do {                                                                                           \
+        if (((ulong)(code) >> cs) == 0ul)                                                          \
+            clq_gq_add(&hist[(code) >> (cs - CLQ_SEL_BITS)], 1u);                                  \
+    } while (0)
+    if (level == 0u && top >= pbits + CLQ_SEL_BITS)
         CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT_FIRST);
     else
         CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT);
@@ -170,6 +243,7 @@ inline void clq_sel_pick(__local const uint *hist, uint want, uint active, __loc
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_pick_kernel(CLQ_SELECT_PARAMS)
 {
+    (void)pbits;
     (void)keys;
     (void)vals;
     (void)cand;
@@ -180,16 +254,19 @@ void select_pick_kernel(CLQ_SELECT_PARAMS)
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     __local uint pick[3];
     const uint done = sel[CLQ_SEL_DONE], level = sel[CLQ_SEL_LEVEL], below = sel[CLQ_SEL_BELOW];
+    const uint top = clq_sel_top(sel, pbits);
     const uint lid = get_local_id(0);
     const uint bins = done ? 0u : CLQ_SEL_BINS; /* a level after the selection counted nothing */
     for (uint b = lid; b < bins; b += CLQ_GQ_WG)
         hist[b] = sel[b];
+    if (lid == 0) /* kept only if the counts were inconsistent: then m = below < k, reported */
+        pick[0] = pick[1] = pick[2] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     clq_sel_pick(hist, k - below, !done, scan_tmp, pick); /* 1 <= k - below while not done */
     for (uint b = lid; b < bins; b += CLQ_GQ_WG)
         sel[b] = 0; /* for the next level */
     if (lid == 0 && !done) {
-        const uint shift = clq_sel_width(level + 1u, pbits);
+        const uint shift = clq_sel_width(level + 1u, top);
         const ulong nbase = clq_sel_base(sel) + ((ulong)pick[0] << shift);
         const uint nbelow = below + pick[1], m = nbelow + pick[2];
         sel[CLQ_SEL_BASE_LO] = (uint)nbase;
@@ -198,7 +275,9 @@ void select_pick_kernel(CLQ_SELECT_PARAMS)
         sel[CLQ_SEL_BELOW] = nbelow;
         if (m <= cap || shift == 0u) { /* shift 0: one composite, m <= k <= cap */
             sel[CLQ_SEL_DONE] = 1;
-            status[CLQ_ST_COUNT] = m;
+            status[CLQ_ST_COUNT] = min(m, cap); /* the candidates' buffer holds cap */
+            if (m > cap || m < k) /* cannot happen: the counts are inconsistent */
+                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
         }
     }
 }
@@ -214,8 +293,8 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
     (void)value_offset;
     __local ulong stage[CLQ_SEL_STAGE];
     __local uint staged, first;
-    const uint level = sel[CLQ_SEL_LEVEL], width = clq_sel_width(level, pbits);
-    const uint next = clq_sel_width(level + 1u, pbits), counts = k <= CLQ_SEL_SORT_MAX;
+    const uint level = sel[CLQ_SEL_LEVEL], top = clq_sel_top(sel, pbits), width = clq_sel_width(level, top);
+    const uint next = clq_sel_width(level + 1u, top), counts = k <= CLQ_SEL_SORT_MAX;
     const ulong base = clq_sel_base(sel);
     const uint lid = get_local_id(0);
     if (lid == 0)
@@ -254,12 +333,13 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
 inline void clq_sel_stash(CLQ_SELECT_PARAMS, ulong first, ulong step)
 {
     (void)keys;
-    (void)status;
     (void)key_offset;
     (void)n;
     (void)cap;
     __global uint *marks = sel + CLQ_SEL_WORDS, *holes = marks + k;
     __global clq_value *stash = (__global clq_value *)(holes + k);
+    if (status[CLQ_ST_ERROR]) /* an earlier step failed: the keys stay as they are */
+        return;
     for (ulong i = first; i < k; i += step) {
         const uint pos = CLQ_SEL_POSITION(cand[i], pbits);
         CLQ_IF_PAIRS(stash[i] = vals[value_offset + pos];)
@@ -273,11 +353,12 @@ inline void clq_sel_stash(CLQ_SELECT_PARAMS, ulong first, ulong step)
 inline void clq_sel_move(CLQ_SELECT_PARAMS, ulong first, ulong step)
 {
     (void)cand;
-    (void)status;
     (void)n;
     (void)pbits;
     (void)cap;
     __global const uint *marks = sel + CLQ_SEL_WORDS, *holes = marks + k;
+    if (status[CLQ_ST_ERROR]) /* an earlier step failed: the keys stay as they are */
+        return;
     for (ulong j = first; j < k; j += step)
         if (!marks[j]) {
             const uint to = holes[atomic_inc(&sel[CLQ_SEL_FILLED])];
@@ -288,11 +369,12 @@ inline void clq_sel_move(CLQ_SELECT_PARAMS, ulong first, ulong step)
 
 inline void clq_sel_place(CLQ_SELECT_PARAMS, ulong first, ulong step)
 {
-    (void)status;
     (void)n;
     (void)cap;
     __global const uint *holes = sel + CLQ_SEL_WORDS + k;
     __global const clq_value *stash = (__global const clq_value *)(holes + k);
+    if (status[CLQ_ST_ERROR]) /* an earlier step failed: the keys stay as they are */
+        return;
     for (ulong i = first; i < k; i += step) {
         keys[key_offset + i] = clq_from_code((clq_code)(cand[i] >> pbits));
         CLQ_IF_PAIRS(vals[value_offset + i] = stash[i];)
@@ -330,7 +412,6 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
     (void)key_offset;
     (void)value_offset;
     (void)n;
-    (void)cap;
     __local union {
         uint hist[CLQ_SEL_BINS];       /* while narrowing */
         ulong keys[CLQ_SEL_SORT_MAX]; /* then the composites below the range's end */
@@ -338,10 +419,11 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     __local uint pick[3];
     __local uint taken;
-    const uint lid = get_local_id(0), m = status[CLQ_ST_COUNT];
+    const uint lid = get_local_id(0), m = min(status[CLQ_ST_COUNT], cap);
     /* from where the selection stopped: the range, the candidates below it and (counted by the
      * gather) the next level's counts; end: the candidates below the range's end */
     ulong base = clq_sel_base(sel);
+    const uint top = clq_sel_top(sel, pbits);
     uint level = sel[CLQ_SEL_LEVEL], below = sel[CLQ_SEL_BELOW], end = m, counted = 1;
     if (lid == 0) /* set by every pick of consistent counts; defined for any */
         pick[0] = pick[1] = pick[2] = 0;
@@ -359,8 +441,8 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
         for (; i_ < m; i_ += CLQ_GQ_WG)                                                            \
             EACH(cand[i_]);                                                                        \
     } while (0)
-    while (end > CLQ_SEL_SORT_MAX && level < CLQ_SEL_LEVELS(pbits)) {
-        const uint width = clq_sel_width(level, pbits), shift = clq_sel_width(level + 1u, pbits);
+    while (end > CLQ_SEL_SORT_MAX && level < CLQ_SEL_LEVELS_OF(top)) {
+        const uint width = clq_sel_width(level, top), shift = clq_sel_width(level + 1u, top);
         for (uint b = lid; b < CLQ_SEL_BINS; b += CLQ_GQ_WG)
             loc.hist[b] = counted ? sel[b] : 0u;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -383,7 +465,7 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
     if (lid == 0)
         taken = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint width = clq_sel_width(level, pbits);
+    const uint width = clq_sel_width(level, top);
 #define CLQ_SEL_TAKE_CAND(c)                                                                       \
     do {                                                                                           \
         if ((c) < base || clq_sel_inside((c), base, width)) {                                      \

@@ -501,7 +501,9 @@ static clqsort_status set_select_args(clqsort_context *ctx, const clq_plan *plan
     const cl_uint cap = plan->count;
     const int one_group = select_in_one_group(plan);
     for (int i = 0; i < CLQ_SELECT_KERNELS; i++) {
-        if (i == CLQ_SELECT_SORT ? !one_group : i >= CLQ_SELECT_STASH && one_group)
+        if (i == CLQ_SELECT_SORT ? !one_group
+            : i == CLQ_SELECT_SAMPLE ? plan->topk > CLQ_SEL_SAMPLE_MAX_K
+                                     : i >= CLQ_SELECT_STASH && one_group)
             continue;
         const cl_kernel k = plan->select->select[i];
         const char *name = clq_select_names[i];
@@ -532,13 +534,16 @@ static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan 
     return enqueue_kernel(ctx, plan->select->select[i], clq_select_names[i], CLQ_SORT_PHASES + i, groups, t->gq_wg);
 }
 
-/* Before the sort of the candidates: its words and marks cleared, the levels that narrow the
- * range (enough for any input; those after the last needed return at once), the gathering. */
+/* Before the sort of the candidates: its words and marks cleared, for small k the first range
+ * from a sample, the levels that narrow it (enough for any input; those after the last needed return at once),
+ * the gathering. */
 static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan)
 {
     const cl_uint zero = 0;
     CLQ_CL(ctx, "selection", clEnqueueFillBuffer,
            (ctx->queue, ctx->select, &zero, sizeof zero, 0, ((size_t)CLQ_SEL_WORDS + plan->topk) * 4, 0, NULL, NULL));
+    if (plan->topk <= CLQ_SEL_SAMPLE_MAX_K)
+        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1));
     for (unsigned level = 0; level < CLQ_SEL_LEVELS(plan->select_pbits); level++) {
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_HIST, plan->select_count));
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_PICK, 1));
