@@ -114,15 +114,32 @@ inline void clq_sel_append(__global ulong *cand, __global uint *status, uint cap
         atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
 }
 
+/* In one group: EACH(j, LOAD(j)) for every j < count, the work-items taking them in turn with
+ * four loads (of type T) in flight each. */
+#define CLQ_SEL_GROUP_EACH(count, T, LOAD, EACH)                                                   \
+    do {                                                                                           \
+        uint j_ = get_local_id(0);                                                                 \
+        for (; j_ + 3u * CLQ_GQ_WG < (count); j_ += 4u * CLQ_GQ_WG) {                              \
+            const T v0_ = LOAD(j_), v1_ = LOAD(j_ + CLQ_GQ_WG);                                    \
+            const T v2_ = LOAD(j_ + 2u * CLQ_GQ_WG), v3_ = LOAD(j_ + 3u * CLQ_GQ_WG);              \
+            EACH(j_, v0_);                                                                         \
+            EACH(j_ + CLQ_GQ_WG, v1_);                                                             \
+            EACH(j_ + 2u * CLQ_GQ_WG, v2_);                                                        \
+            EACH(j_ + 3u * CLQ_GQ_WG, v3_);                                                        \
+        }                                                                                          \
+        for (; j_ < (count); j_ += CLQ_GQ_WG)                                                      \
+            EACH(j_, LOAD(j_));                                                                    \
+    } while (0)
+
+/* Counters per bit length of select_sample_kernel: spread over CLQ_SEL_SPREAD copies, as most
+ * samples share a few lengths and one counter each would serialize their atomics. */
+#define CLQ_SEL_SPREAD 16u
+
 /* One group, before the first level, for k <= CLQ_SEL_SAMPLE_MAX_K (the host's choice): the first
  * range is [0, 2^top), top the bit length of the k-th smallest composite among CLQ_SEL_SAMPLES
  * keys spread evenly over the input (all of them when there are fewer). The samples are keys,
  * so the range holds at least k composites, and the first level counts only the keys inside it
  * (for uniform keys and k = 16, 1/250 of them). Without it the first range is every composite. */
-/* Counters per bit length: spread over CLQ_SEL_SPREAD copies, as most samples share a few
- * lengths and one counter each would serialize their atomics. */
-#define CLQ_SEL_SPREAD 16u
-
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_sample_kernel(CLQ_SELECT_PARAMS)
 {
@@ -139,24 +156,13 @@ void select_sample_kernel(CLQ_SELECT_PARAMS)
         lengths[b] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 #define CLQ_SEL_SAMPLE_AT(s) ((uint)(((ulong)(s) * n) / samples)) /* distinct: samples <= n */
+#define CLQ_SEL_LOAD_SAMPLE(s) keys[key_offset + CLQ_SEL_SAMPLE_AT(s)]
 #define CLQ_SEL_TAKE_SAMPLE(s, key)                                                                \
     do {                                                                                           \
         const ulong c_ = clq_composite(clq_to_code(key), CLQ_SEL_SAMPLE_AT(s), pbits);             \
         clq_gq_add(&lengths[(c_ ? 64u - (uint)clz(c_) : 0u) * CLQ_SEL_SPREAD + copy], 1u);         \
     } while (0)
-    uint s = lid;
-    for (; s + 3u * CLQ_GQ_WG < samples; s += 4u * CLQ_GQ_WG) { /* four loads in flight */
-        const clq_key k0 = keys[key_offset + CLQ_SEL_SAMPLE_AT(s)];
-        const clq_key k1 = keys[key_offset + CLQ_SEL_SAMPLE_AT(s + CLQ_GQ_WG)];
-        const clq_key k2 = keys[key_offset + CLQ_SEL_SAMPLE_AT(s + 2u * CLQ_GQ_WG)];
-        const clq_key k3 = keys[key_offset + CLQ_SEL_SAMPLE_AT(s + 3u * CLQ_GQ_WG)];
-        CLQ_SEL_TAKE_SAMPLE(s, k0);
-        CLQ_SEL_TAKE_SAMPLE(s + CLQ_GQ_WG, k1);
-        CLQ_SEL_TAKE_SAMPLE(s + 2u * CLQ_GQ_WG, k2);
-        CLQ_SEL_TAKE_SAMPLE(s + 3u * CLQ_GQ_WG, k3);
-    }
-    for (; s < samples; s += CLQ_GQ_WG)
-        CLQ_SEL_TAKE_SAMPLE(s, keys[key_offset + CLQ_SEL_SAMPLE_AT(s)]);
+    CLQ_SEL_GROUP_EACH(samples, clq_key, CLQ_SEL_LOAD_SAMPLE, CLQ_SEL_TAKE_SAMPLE);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         uint top = 32u + pbits;
@@ -243,7 +249,6 @@ inline void clq_sel_pick(__local const uint *hist, uint want, uint active, __loc
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_pick_kernel(CLQ_SELECT_PARAMS)
 {
-    (void)pbits;
     (void)keys;
     (void)vals;
     (void)cand;
@@ -419,7 +424,7 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     __local uint pick[3];
     __local uint taken;
-    const uint lid = get_local_id(0), m = min(status[CLQ_ST_COUNT], cap);
+    const uint lid = get_local_id(0), m = status[CLQ_ST_COUNT]; /* <= cap: the pick clamps it */
     /* from where the selection stopped: the range, the candidates below it and (counted by the
      * gather) the next level's counts; end: the candidates below the range's end */
     ulong base = clq_sel_base(sel);
@@ -427,32 +432,19 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
     uint level = sel[CLQ_SEL_LEVEL], below = sel[CLQ_SEL_BELOW], end = m, counted = 1;
     if (lid == 0) /* set by every pick of consistent counts; defined for any */
         pick[0] = pick[1] = pick[2] = 0;
-#define CLQ_SEL_EACH_CAND(EACH) /* four loads in flight per work-item */                          \
-    do {                                                                                           \
-        uint i_ = lid;                                                                             \
-        for (; i_ + 3 * CLQ_GQ_WG < m; i_ += 4 * CLQ_GQ_WG) {                                      \
-            const ulong c0_ = cand[i_], c1_ = cand[i_ + CLQ_GQ_WG];                                \
-            const ulong c2_ = cand[i_ + 2 * CLQ_GQ_WG], c3_ = cand[i_ + 3 * CLQ_GQ_WG];            \
-            EACH(c0_);                                                                             \
-            EACH(c1_);                                                                             \
-            EACH(c2_);                                                                             \
-            EACH(c3_);                                                                             \
-        }                                                                                          \
-        for (; i_ < m; i_ += CLQ_GQ_WG)                                                            \
-            EACH(cand[i_]);                                                                        \
-    } while (0)
+#define CLQ_SEL_LOAD_CAND(i) cand[i]
     while (end > CLQ_SEL_SORT_MAX && level < CLQ_SEL_LEVELS_OF(top)) {
         const uint width = clq_sel_width(level, top), shift = clq_sel_width(level + 1u, top);
         for (uint b = lid; b < CLQ_SEL_BINS; b += CLQ_GQ_WG)
             loc.hist[b] = counted ? sel[b] : 0u;
         barrier(CLK_LOCAL_MEM_FENCE);
-#define CLQ_SEL_COUNT_CAND(c)                                                                      \
+#define CLQ_SEL_COUNT_CAND(i, c)                                                                   \
     do {                                                                                           \
         if (clq_sel_inside((c), base, width))                                                      \
             clq_gq_add(&loc.hist[(uint)(((c) - base) >> shift)], 1u);                              \
     } while (0)
         if (!counted)
-            CLQ_SEL_EACH_CAND(CLQ_SEL_COUNT_CAND);
+            CLQ_SEL_GROUP_EACH(m, ulong, CLQ_SEL_LOAD_CAND, CLQ_SEL_COUNT_CAND);
         barrier(CLK_LOCAL_MEM_FENCE);
         clq_sel_pick(loc.hist, k - below, 1u, scan_tmp, pick);
         base += (ulong)pick[0] << shift;
@@ -466,7 +458,7 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
         taken = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint width = clq_sel_width(level, top);
-#define CLQ_SEL_TAKE_CAND(c)                                                                       \
+#define CLQ_SEL_TAKE_CAND(i, c)                                                                    \
     do {                                                                                           \
         if ((c) < base || clq_sel_inside((c), base, width)) {                                      \
             const uint at_ = atomic_inc(&taken);                                                   \
@@ -474,7 +466,7 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
                 loc.keys[at_] = (c);                                                               \
         }                                                                                          \
     } while (0)
-    CLQ_SEL_EACH_CAND(CLQ_SEL_TAKE_CAND);
+    CLQ_SEL_GROUP_EACH(m, ulong, CLQ_SEL_LOAD_CAND, CLQ_SEL_TAKE_CAND);
     barrier(CLK_LOCAL_MEM_FENCE);
     /* k <= taken <= CLQ_SEL_SORT_MAX unless the candidates were miscounted: then sort nothing */
     const uint got = taken >= k && taken <= CLQ_SEL_SORT_MAX ? taken : 0u;

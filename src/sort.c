@@ -493,17 +493,24 @@ static clqsort_status launch_stable(clqsort_context *ctx, const clq_plan *plan, 
  * of the 64-bit program's sort and the placement's launches. */
 static int select_in_one_group(const clq_plan *plan) { return plan->select && plan->topk <= CLQ_SEL_SORT_MAX; }
 
+/* Whether a selecting partial sort launches kernel i of clq_select_names: the sample for small
+ * k, the one-group sort or the placement's three. */
+static int select_launches(const clq_plan *plan, int i)
+{
+    return i == CLQ_SELECT_SAMPLE ? plan->topk <= CLQ_SEL_SAMPLE_MAX_K
+           : i == CLQ_SELECT_SORT ? select_in_one_group(plan)
+           : i >= CLQ_SELECT_STASH ? !select_in_one_group(plan)
+                                   : 1;
+}
+
 /* A selecting partial sort (cl/select.cl): the arguments its kernels share, set on those it
  * launches. */
 static clqsort_status set_select_args(clqsort_context *ctx, const clq_plan *plan)
 {
     const cl_mem values = plan->select_value_bytes ? plan->select_values : NULL;
     const cl_uint cap = plan->count;
-    const int one_group = select_in_one_group(plan);
     for (int i = 0; i < CLQ_SELECT_KERNELS; i++) {
-        if (i == CLQ_SELECT_SORT ? !one_group
-            : i == CLQ_SELECT_SAMPLE ? plan->topk > CLQ_SEL_SAMPLE_MAX_K
-                                     : i >= CLQ_SELECT_STASH && one_group)
+        if (!select_launches(plan, i))
             continue;
         const cl_kernel k = plan->select->select[i];
         const char *name = clq_select_names[i];
@@ -535,14 +542,14 @@ static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan 
 }
 
 /* Before the sort of the candidates: its words and marks cleared, for small k the first range
- * from a sample, the levels that narrow it (enough for any input; those after the last needed return at once),
- * the gathering. */
+ * from a sample, the levels that narrow it (enough for any input; those after the last needed
+ * return at once), the gathering. */
 static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan)
 {
     const cl_uint zero = 0;
     CLQ_CL(ctx, "selection", clEnqueueFillBuffer,
            (ctx->queue, ctx->select, &zero, sizeof zero, 0, ((size_t)CLQ_SEL_WORDS + plan->topk) * 4, 0, NULL, NULL));
-    if (plan->topk <= CLQ_SEL_SAMPLE_MAX_K)
+    if (select_launches(plan, CLQ_SELECT_SAMPLE))
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1));
     for (unsigned level = 0; level < CLQ_SEL_LEVELS(plan->select_pbits); level++) {
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_HIST, plan->select_count));
@@ -551,7 +558,8 @@ static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *pla
     return launch_select_kernel(ctx, plan, CLQ_SELECT_GATHER, plan->select_count);
 }
 
-/* After the sort of the candidates: the answer into the first k positions, the keys there into its places. */
+/* After the sort of the candidates: the answer into the first k positions, the keys there into
+ * its places. */
 static clqsort_status launch_placement(clqsort_context *ctx, const clq_plan *plan)
 {
     CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_STASH, plan->topk));
@@ -633,7 +641,7 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     }
     plan->slot->stats = ctx->stats;
     if (ctx->profile)
-        host[2] = host[3] = host_ms();
+        host[2] = host_ms();
     if (s != CLQSORT_SUCCESS) {
         /* nothing of this sort may run on after it returns; the first failure is the message */
         (void)clFinish(ctx->queue);
@@ -688,8 +696,8 @@ static clqsort_status nothing_to_sort(clqsort_context *ctx, const sort_call *cal
 }
 
 /* Whether a partial sort selects before it sorts (cl/select.cl): keys of 32 bits in one
- * sequence, its kernels' local memory on the device, and k small enough that the candidates, at most 2 k + select_slack (*cap), are a
- * quarter of the keys or fewer. Otherwise the partial sort is the whole sort that stops refining
+ * sequence, its kernels' local memory on the device, and k small enough that the candidates, at
+ * most 2 k + select_slack (*cap), are a quarter of the keys or fewer. Otherwise the partial sort is the whole sort that stops refining
  * past k (gqsort.cl). */
 static int select_first(clqsort_context *ctx, const sort_call *call, size_t count, clqsort_key_type type, size_t *cap)
 {
@@ -807,16 +815,23 @@ clqsort_status clqsort_sort_pairs_at(clqsort_context *ctx, cl_mem keys, size_t k
                      sort_pairs(ctx, keys, keys_offset, values, values_offset, count, key_type, value_size, flags));
 }
 
-/* The calls that take values or not (value_size 0 needs values NULL, and the other way round),
- * after that check as sort(). */
-static clqsort_status sort_optional_values(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
-                                           size_t values_offset, size_t count, clqsort_key_type type,
-                                           size_t value_size, unsigned flags, const sort_call *call)
+/* The calls that take values or not, on device buffers or host arrays: value_size 0 needs values
+ * NULL, and the other way round. */
+static clqsort_status check_optional_values(clqsort_context *ctx, const void *values, size_t value_size)
 {
     if (value_size == 0 && values)
         return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "values given with value_size 0");
     if (value_size != 0 && !values)
         return clq_fail(ctx, CLQSORT_ERROR_NULL_BUFFER, "values is NULL with value_size %zu", value_size);
+    return CLQSORT_SUCCESS;
+}
+
+/* After that check, as sort(). */
+static clqsort_status sort_optional_values(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
+                                           size_t values_offset, size_t count, clqsort_key_type type,
+                                           size_t value_size, unsigned flags, const sort_call *call)
+{
+    CLQ_TRY(check_optional_values(ctx, values, value_size));
     return sort(ctx, keys, keys_offset, values, values_offset, count, type, value_size, flags, call);
 }
 
@@ -978,20 +993,12 @@ clqsort_status clqsort_sort_pairs_host(clqsort_context *ctx, void *keys, void *v
     return clq_leave(ctx, sort_host(ctx, keys, values, count, key_type, value_size, flags, &blocking, NULL));
 }
 
-/* The host forms with values or not: value_size 0 needs values NULL (sort_optional_values). */
-static clqsort_status optional_host_values(clqsort_context *ctx, const void *values, size_t value_size)
-{
-    if (value_size == 0 && values)
-        return clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "values given with value_size 0");
-    return CLQSORT_SUCCESS;
-}
-
 clqsort_status clqsort_partial_sort_host(clqsort_context *ctx, void *keys, void *values, size_t count,
                                          clqsort_key_type key_type, size_t value_size, size_t k, unsigned flags)
 {
     CLQ_TRY(clq_enter(ctx, "clqsort_partial_sort_host"));
     const sort_call call = {NULL, NULL, 0, 0, 1, k, 0, 0, NULL, NULL};
-    clqsort_status s = optional_host_values(ctx, values, value_size);
+    clqsort_status s = check_optional_values(ctx, values, value_size);
     if (s == CLQSORT_SUCCESS)
         s = sort_host(ctx, keys, values, count, key_type, value_size, flags, &call, NULL);
     return clq_leave(ctx, s);
@@ -1004,7 +1011,7 @@ clqsort_status clqsort_sort_segments_host(clqsort_context *ctx, void *keys, void
     CLQ_TRY(clq_enter(ctx, "clqsort_sort_segments_host"));
     const sort_call call = {NULL, NULL, segments, 1, 0, 0, 0, 0, NULL, NULL};
     const host_segments segs = {segment_begin, segment_end, segments};
-    clqsort_status s = optional_host_values(ctx, values, value_size);
+    clqsort_status s = check_optional_values(ctx, values, value_size);
     if (s == CLQSORT_SUCCESS)
         s = sort_host(ctx, keys, values, count, key_type, value_size, flags, &call, &segs);
     return clq_leave(ctx, s);

@@ -6,7 +6,8 @@
  * "fits" fails at launch. For every key type, order and value size, this builds the program on
  * the device the environment selects (with CLQSORT_TUNING applied, as a sort would) and checks
  * that every kernel's CL_KERNEL_LOCAL_MEM_SIZE is within the estimate and within the device's
- * local memory (the selection's kernels of partial sorts against clq_select_local_bytes). Uses the library's internal header: these facts are not public.
+ * local memory (the selection's kernels of partial sorts against clq_select_local_bytes). Uses
+ * the library's internal header: these facts are not public.
  */
 #include "../src/clqsort_internal.h"
 

@@ -453,8 +453,6 @@ static void stable_sorts(int tiny)
     free(in), free(out), free(vin), free(vout), free(begin), free(end);
 }
 
-/* Partial sorts: k around every boundary (2048: the selection's sort in one group), for key types of both widths, with and without
- * values; the first k keys exactly the reference's, the whole a permutation of the input. */
 /* Whether a partial sort selects first (clqsort.h): 32-bit keys, 2 k + select_slack <= count / 4
  * on a device with 64-bit atomics and the local memory the header names, the slack 65536 unless
  * CLQSORT_TUNING sets it. */
@@ -490,6 +488,9 @@ static void smallest_to_ends(unsigned char *in, const unsigned char *ref, size_t
     }
 }
 
+/* Partial sorts: k around every boundary (2048: the selection's sort in one group), for key
+ * types of both widths, with and without values; the first k keys exactly the reference's, the
+ * whole a permutation of the input. */
 static void partial_sorts(int tiny, const clqsort_info *info)
 {
     const size_t sizes[] = {tiny ? 300 : 3000, tiny ? 1100 : 200003, tiny ? 0 : 300007};
