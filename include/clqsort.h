@@ -199,12 +199,16 @@ clqsort_status clqsort_create(clqsort_context **ctx, const clqsort_options *opti
 /* Creates a context that enqueues on the program's own in-order `queue` (and its context and
  * device). Only `options->path` is used (NULL: CLQSORT_PATH, then auto; the variables that
  * select a device are not read). The queue and its context are retained until
- * clqsort_release(). An out-of-order queue is refused with CLQSORT_ERROR_INVALID_QUEUE. */
+ * clqsort_release(). An out-of-order queue is refused with CLQSORT_ERROR_INVALID_QUEUE.
+ * Creation maps a small buffer of host memory through the queue (the sorts' status words), so it
+ * returns once the commands already in the queue have completed; clqsort_release() likewise
+ * waits for the queue. */
 clqsort_status clqsort_create_with_queue(clqsort_context **ctx, cl_command_queue queue,
                                          const clqsort_options *options);
 
 /* Releases everything the context owns; NULL is accepted and ignored. It first waits for the
- * sorts enqueued by clqsort_enqueue_* (their failures are not reported). A context that another thread is
+ * sorts enqueued by clqsort_enqueue_* (their failures are not reported), then for its queue
+ * (clFinish after unmapping the status words' host buffer). A context that another thread is
  * inside a call on is left alive (releasing it would pull memory from under that call) and
  * clqsort_last_error(NULL) says so; releasing a context that another thread uses afterwards is
  * the program's error. If the runtime fails to release an object, the rest are still released and

@@ -143,9 +143,10 @@ typedef struct clq_program {
 
 /* A sort enqueued on the queue and not yet collected (pending.c): its status words on the
  * host, which the non-blocking write at its start reads and the non-blocking read at its end
- * fills, so they live here until the read's event has completed. */
+ * fills, so they stay put until the read's event has completed. They lie in the context's
+ * mapped host buffer (ctx->host_words), CLQ_ST_WORDS each. */
 typedef struct clq_pending {
-    cl_uint in[CLQ_ST_WORDS], out[CLQ_ST_WORDS];
+    cl_uint *in, *out;
     cl_event done;         /* the read's event */
     const char *api;       /* the public call that enqueued the sort */
     unsigned serial;       /* its position among the context's enqueued sorts, from 1 */
@@ -184,6 +185,8 @@ struct clqsort_context {
     /* sorts enqueued and not yet collected: a ring from pending_first, oldest first; slots do not
      * move while in use, as non-blocking commands read and write them (pending.c) */
     clq_pending pending[CLQSORT_MAX_PENDING];
+    cl_mem words;         /* host memory the device reaches directly, mapped at creation: */
+    cl_uint *host_words;  /* 2 * CLQ_ST_WORDS per slot, in and out (pending.c) */
     unsigned pending_first, npending, serial;
     clqsort_status deferred; /* the first failure collected since the last clqsort_finish */
     char deferred_error[CLQ_MESSAGE_BYTES];
@@ -268,6 +271,8 @@ clqsort_status clq_take_slot(clqsort_context *ctx, const char *api, clq_pending 
 clqsort_status clq_write_status(clqsort_context *ctx, clq_pending *slot, cl_uint nwait, const cl_event *wait);
 clqsort_status clq_read_status(clqsort_context *ctx, clq_pending *slot);
 void clq_drop_slot(clqsort_context *ctx, clq_pending *slot);
+clqsort_status clq_map_words(clqsort_context *ctx);
+void clq_unmap_words(clqsort_context *ctx, clq_release_log *log);
 /* Collects every slot, oldest first: waits for each, checks its words, and keeps the first
  * failure in ctx->deferred. Returns the newest slot's own status (raised as this call's failure)
  * if `newest_is_mine`, else CLQSORT_SUCCESS. */

@@ -482,10 +482,11 @@ static clqsort_context *new_context(void)
 static void destroy(clqsort_context *ctx, clq_release_log *log)
 {
     clq_abandon_slots(ctx);
+    clq_unmap_words(ctx, log);
     clq_release_programs(ctx, log);
     cl_mem *buffers[] = {&ctx->scratch, &ctx->scratch_values, &ctx->lists,     &ctx->pool,       &ctx->leaves,
                          &ctx->status,  &ctx->windows,        &ctx->host_keys, &ctx->host_values, &ctx->packed,
-                         &ctx->select,  &ctx->host_begin,     &ctx->host_end};
+                         &ctx->select,  &ctx->host_begin,     &ctx->host_end,    &ctx->words};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         RELEASE(log, clReleaseMemObject, *buffers[i]);
     RELEASE(log, clReleaseCommandQueue, ctx->device_queue);
@@ -512,6 +513,8 @@ static clqsort_status finish_create(clqsort_context *ctx, clqsort_path wanted, c
     clqsort_status s = query_device(ctx);
     if (s == CLQSORT_SUCCESS)
         s = choose_path(ctx, wanted);
+    if (s == CLQSORT_SUCCESS)
+        s = clq_map_words(ctx);
     if (s != CLQSORT_SUCCESS)
         return abandon(ctx, s);
     const char *profile = getenv("CLQSORT_PROFILE");

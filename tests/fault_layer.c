@@ -31,7 +31,8 @@
     X(clCreateKernel) X(clGetKernelWorkGroupInfo) X(clSetKernelArg) X(clReleaseKernel)              \
     X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer) X(clEnqueueFillBuffer) X(clEnqueueCopyBuffer)    \
     X(clEnqueueNDRangeKernel) X(clFinish) X(clGetEventProfilingInfo) X(clReleaseEvent)             \
-    X(clRetainEvent) X(clWaitForEvents) X(clEnqueueMarkerWithWaitList)
+    X(clRetainEvent) X(clWaitForEvents) X(clEnqueueMarkerWithWaitList) X(clEnqueueMapBuffer)        \
+    X(clEnqueueUnmapMemObject)
 
 #define FL_ENUM(name) FL_##name,
 enum { FL_ENTRIES(FL_ENUM) FL_COUNT };
@@ -270,6 +271,23 @@ static cl_int CL_API_CALL w_clEnqueueWriteBuffer(cl_command_queue q, cl_mem b, c
 {
     FAIL_OR_GO(clEnqueueWriteBuffer);
     const cl_int err = next->clEnqueueWriteBuffer(q, b, blocking, offset, size, ptr, nw, wait, ev);
+    MADE_EVENT(err, ev);
+    return err;
+}
+static void *CL_API_CALL w_clEnqueueMapBuffer(cl_command_queue q, cl_mem b, cl_bool blocking, cl_map_flags flags,
+                                              size_t offset, size_t size, cl_uint nw, const cl_event *wait,
+                                              cl_event *ev, cl_int *err)
+{
+    FAIL_CREATE_OR_GO(clEnqueueMapBuffer, err);
+    void *p = next->clEnqueueMapBuffer(q, b, blocking, flags, offset, size, nw, wait, ev, err);
+    MADE_EVENT(p ? CL_SUCCESS : CL_INVALID_VALUE, ev);
+    return p;
+}
+static cl_int CL_API_CALL w_clEnqueueUnmapMemObject(cl_command_queue q, cl_mem b, void *ptr, cl_uint nw,
+                                                   const cl_event *wait, cl_event *ev)
+{
+    FAIL_OR_GO(clEnqueueUnmapMemObject);
+    const cl_int err = next->clEnqueueUnmapMemObject(q, b, ptr, nw, wait, ev);
     MADE_EVENT(err, ev);
     return err;
 }
