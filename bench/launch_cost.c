@@ -1,0 +1,168 @@
+/*
+ * launch_cost.c - what the host pays for the OpenCL commands a sort is made of, on one device.
+ *
+ * Small sorts are bound by commands, not by keys: this program times the shapes that clqsort's
+ * host loop uses (launches, the status words' write and read, the wait) with kernels that do
+ * nothing, so that a change to the schedule can be judged by what it removes. Each case runs
+ * `runs` times after a warm-up; it prints the median host time to enqueue the case's commands
+ * and the median (and minimum) time until the case's wait returned, as CSV rows.
+ *
+ * usage: clqsort-launch-cost [runs] [vendor]   (vendor: a substring of the platform vendor)
+ */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        const cl_int err_ = (call);                                                                \
+        if (err_ != CL_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s failed: %d\n", #call, (int)err_);                                  \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static const char *const source =
+    "__kernel void nothing(__global uint *p, uint n) { if (get_global_id(0) == 0 && n == 12345u) p[0] = 1u; }\n";
+
+enum { WORDS = 64 };
+
+typedef struct bench {
+    cl_command_queue q;
+    cl_kernel k;
+    cl_mem status;
+    cl_uint *pageable, *pinned; /* 2 * WORDS each: in, out */
+    size_t global, local;
+} bench;
+
+typedef enum { LAUNCHES, SORT_SHAPE_PAGEABLE, SORT_SHAPE_PINNED, LAUNCHES_WITH_EVENTS, CASES } shape;
+
+/* One run of a case: `n` launches, with or without the status words around them. */
+static void run_case(const bench *b, shape s, int n, double *enqueue_ms, double *total_ms)
+{
+    const double t0 = now_ms();
+    cl_uint *words = s == SORT_SHAPE_PINNED ? b->pinned : b->pageable;
+    cl_event done = NULL, ev[64];
+    if (s == SORT_SHAPE_PAGEABLE || s == SORT_SHAPE_PINNED)
+        CHECK(clEnqueueWriteBuffer(b->q, b->status, CL_FALSE, 0, WORDS * 4, words, 0, NULL, NULL));
+    for (int i = 0; i < n; i++)
+        CHECK(clEnqueueNDRangeKernel(b->q, b->k, 1, NULL, &b->global, &b->local, 0, NULL,
+                                     s == LAUNCHES_WITH_EVENTS ? &ev[i] : NULL));
+    if (s == SORT_SHAPE_PAGEABLE || s == SORT_SHAPE_PINNED)
+        CHECK(clEnqueueReadBuffer(b->q, b->status, CL_FALSE, 0, WORDS * 4, words + WORDS, 0, NULL, &done));
+    *enqueue_ms = now_ms() - t0;
+    if (done) {
+        CHECK(clWaitForEvents(1, &done));
+        CHECK(clReleaseEvent(done));
+    } else {
+        CHECK(clFinish(b->q));
+    }
+    *total_ms = now_ms() - t0;
+    if (s == LAUNCHES_WITH_EVENTS)
+        for (int i = 0; i < n; i++)
+            CHECK(clReleaseEvent(ev[i]));
+}
+
+static cl_device_id pick_device(const char *vendor, char *name, size_t size)
+{
+    cl_platform_id platforms[16];
+    cl_uint np = 0;
+    CHECK(clGetPlatformIDs(16, platforms, &np));
+    for (cl_uint i = 0; i < np; i++) {
+        char v[256];
+        CHECK(clGetPlatformInfo(platforms[i], CL_PLATFORM_VENDOR, sizeof v, v, NULL));
+        for (char *c = v; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        cl_device_id d;
+        if ((!vendor || strstr(v, vendor)) && clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 1, &d, NULL) == CL_SUCCESS) {
+            CHECK(clGetDeviceInfo(d, CL_DEVICE_NAME, size, name, NULL));
+            return d;
+        }
+    }
+    fprintf(stderr, "no OpenCL device%s%s\n", vendor ? " of vendor " : "", vendor ? vendor : "");
+    exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    const int runs = argc > 1 ? atoi(argv[1]) : 41;
+    const char *vendor = argc > 2 ? argv[2] : getenv("CLQSORT_VENDOR");
+    if (runs < 1 || runs > 100000) {
+        fprintf(stderr, "usage: clqsort-launch-cost [runs] [vendor]\n");
+        return 2;
+    }
+    char name[256];
+    const cl_device_id dev = pick_device(vendor, name, sizeof name);
+    cl_int err;
+    const cl_context c = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CHECK(err);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    bench b = {.q = clCreateCommandQueue(c, dev, 0, &err)};
+#pragma GCC diagnostic pop
+    CHECK(err);
+    const cl_program p = clCreateProgramWithSource(c, 1, (const char **)&source, NULL, &err);
+    CHECK(err);
+    CHECK(clBuildProgram(p, 1, &dev, "", NULL, NULL));
+    b.k = clCreateKernel(p, "nothing", &err);
+    CHECK(err);
+    b.status = clCreateBuffer(c, CL_MEM_READ_WRITE, WORDS * 4, NULL, &err);
+    CHECK(err);
+    const cl_mem host = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, 2 * WORDS * 4, NULL, &err);
+    CHECK(err);
+    b.pinned = clEnqueueMapBuffer(b.q, host, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, 2 * WORDS * 4, 0, NULL, NULL, &err);
+    CHECK(err);
+    b.pageable = calloc(2 * WORDS, 4);
+    const cl_uint n = 0;
+    CHECK(clSetKernelArg(b.k, 0, sizeof b.status, &b.status));
+    CHECK(clSetKernelArg(b.k, 1, sizeof n, &n));
+    b.local = 256;
+    b.global = 256 * 132;
+
+    static const char *const names[CASES] = {"launches, clFinish", "status write + launches + status read, wait",
+                                            "same with mapped host words", "launches with events, clFinish"};
+    static const int counts[] = {1, 3, 12};
+    double *enq = malloc(sizeof(double) * (size_t)runs), *tot = malloc(sizeof(double) * (size_t)runs);
+    printf("device,case,launches,runs,enqueue_median_ms,total_median_ms,total_min_ms\n");
+    for (int s = 0; s < CASES; s++)
+        for (size_t j = 0; j < sizeof counts / sizeof counts[0]; j++) {
+            double e, t;
+            run_case(&b, (shape)s, counts[j], &e, &t); /* warm-up */
+            for (int r = 0; r < runs; r++)
+                run_case(&b, (shape)s, counts[j], &enq[r], &tot[r]);
+            qsort(enq, (size_t)runs, sizeof(double), by_value);
+            qsort(tot, (size_t)runs, sizeof(double), by_value);
+            printf("\"%s\",\"%s\",%d,%d,%.4f,%.4f,%.4f\n", name, names[s], counts[j], runs, enq[runs / 2],
+                   tot[runs / 2], tot[0]);
+        }
+    CHECK(clEnqueueUnmapMemObject(b.q, host, b.pinned, 0, NULL, NULL));
+    CHECK(clFinish(b.q));
+    free(enq);
+    free(tot);
+    free(b.pageable);
+    clReleaseMemObject(host);
+    clReleaseMemObject(b.status);
+    clReleaseKernel(b.k);
+    clReleaseProgram(p);
+    clReleaseCommandQueue(b.q);
+    clReleaseContext(c);
+    return 0;
+}
