@@ -283,13 +283,17 @@ static void *CL_API_CALL w_clEnqueueMapBuffer(cl_command_queue q, cl_mem b, cl_b
     MADE_EVENT(p ? CL_SUCCESS : CL_INVALID_VALUE, ev);
     return p;
 }
+/* a failed unmap still unmaps, as a failed release still releases: the library unmaps only
+ * before it releases the buffer, and a runtime may keep a mapped buffer alive (pocl does) */
 static cl_int CL_API_CALL w_clEnqueueUnmapMemObject(cl_command_queue q, cl_mem b, void *ptr, cl_uint nw,
                                                    const cl_event *wait, cl_event *ev)
 {
-    FAIL_OR_GO(clEnqueueUnmapMemObject);
-    const cl_int err = next->clEnqueueUnmapMemObject(q, b, ptr, nw, wait, ev);
-    MADE_EVENT(err, ev);
-    return err;
+    cl_int fail_ = CL_SUCCESS;
+    const int hit = fire(FL_clEnqueueUnmapMemObject, &fail_);
+    const cl_int err = next->clEnqueueUnmapMemObject(q, b, ptr, nw, wait, hit ? NULL : ev);
+    if (!hit)
+        MADE_EVENT(err, ev);
+    return hit ? fail_ : err;
 }
 static cl_int CL_API_CALL w_clEnqueueFillBuffer(cl_command_queue q, cl_mem b, const void *pattern, size_t psize,
                                                 size_t offset, size_t size, cl_uint nw, const cl_event *wait,
