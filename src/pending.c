@@ -39,10 +39,9 @@ clqsort_status clq_take_slot(clqsort_context *ctx, const char *api, clq_pending 
         ctx->pending_first = (ctx->pending_first + 1) % CLQSORT_MAX_PENDING;
         ctx->npending--;
     }
-    const unsigned index = (ctx->pending_first + ctx->npending++) % CLQSORT_MAX_PENDING;
-    clq_pending *p = &ctx->pending[index];
+    clq_pending *p = slot_at(ctx, ctx->npending++);
     memset(p, 0, sizeof *p);
-    p->in = ctx->host_words + (size_t)index * 2 * CLQ_ST_WORDS;
+    p->in = ctx->host_words + (size_t)(p - ctx->pending) * 2 * CLQ_ST_WORDS; /* the slot's own words */
     p->out = p->in + CLQ_ST_WORDS;
     memset(p->in, 0, 2 * CLQ_ST_WORDS * sizeof(cl_uint));
     p->api = api;
