@@ -181,7 +181,8 @@ typedef struct clqsort_stats {
     unsigned phase_one_levels;  /* phase-one passes that had work */
     unsigned kernel_launches;   /* kernels run, by the host and the device together */
     unsigned host_round_trips;  /* times the host waited for the device to read status back */
-    unsigned phase_two_records; /* short sequences and runs of equal keys finished in phase two */
+    unsigned phase_two_records; /* short sequences and runs of equal keys finished in phase two
+                                   (the tile path, README.md: its tiles) */
     unsigned selected_keys;     /* a partial sort that selected candidates first: how many it
                                    sorted (0: it partitioned all of the keys) */
 } clqsort_stats;

@@ -90,15 +90,18 @@ typedef struct clq_tuning {
                              * many candidates, and selects only where count / 4 exceeds that */
     unsigned select_groups_per_cu; /* its counting groups per compute unit: each adds its whole
                                     * histogram to the global one (CLQ_SEL_BINS atomics) */
+    unsigned small_tiles; /* host loop: sorts of at most this many tiles of lq_max keys take the
+                           * tile path (cl/tiles.cl); 0: none */
 } clq_tuning;
 
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
  * arguments differ between launches exist once per value, with those arguments set at build
  * time: a launch then only sets buffer arguments. */
-enum { CLQ_KERNELS = 8, CLQ_SORT_PHASES = 5 };
+enum { CLQ_KERNELS = 10, CLQ_SORT_PHASES = 6 };
 typedef struct clq_kernel_desc {
     const char *name;
-    int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two, 4 segments: the profile's rows */
+    int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two, 4 segments, 5 tile merge:
+                * the profile's rows */
     int work_lists; /* takes the work lists and the bucket pool among its buffers */
     int windows;    /* takes the segment windows after the status words */
     int nscalars;
@@ -129,6 +132,8 @@ typedef struct clq_program {
             cl_kernel lqsort;
             cl_kernel segcheck;      /* segmented sorts: check the offsets, gather short segments */
             cl_kernel segemit;       /* segmented sorts: emit the roots */
+            cl_kernel tilesort;      /* the tile path: sort each tile in local memory */
+            cl_kernel tilemerge;     /* the tile path: move each key to its place among all tiles */
         };
         cl_kernel all[CLQ_KERNELS]; /* the same, in the order of clq_kernel_table */
     };
@@ -252,6 +257,7 @@ typedef struct clq_plan {
     cl_uint seq_cap, pool_cap, leaf_cap;
     unsigned code_bits;
     unsigned levels; /* clq_levels: phase-one levels enqueued (host loop) and allowed */
+    cl_uint tiles;   /* the tile path's tiles of lq_max keys (path_host_loop.c); 0: phase one */
 } clq_plan;
 clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan);
 clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan);

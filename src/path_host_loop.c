@@ -7,6 +7,10 @@
  * device. No input needs more than clq_levels() levels (relauncher.cl), so the host enqueues
  * that many and phase two after them, all at once; the caller reads the status words once, at
  * the end (sort.c). A level with no work left costs two launches that end at once.
+ *
+ * Short sorts take the tile path instead (cl/tiles.cl): a local sort of each tile of lq_max keys
+ * and, with more than one tile, a merge; two launches where phase one's schedule takes
+ * 2 + 2 clq_levels(), most of which find no work at these sizes.
  */
 #include "clqsort_internal.h"
 
@@ -23,6 +27,15 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
 {
     const clq_program *p = plan->prog;
     const clq_tuning *t = &p->tuning;
+
+    if (plan->tiles) {
+        CLQ_TRY(clq_launch(ctx, p, p->tilesort, plan->tiles, t->lq_wg));
+        if (plan->tiles == 1)
+            return CLQSORT_SUCCESS;
+        /* one group per gq_wg keys of a tile (tiles.cl) */
+        return clq_launch(ctx, p, p->tilemerge, (size_t)plan->tiles * ((t->lq_max + t->gq_wg - 1) / t->gq_wg),
+                          t->gq_wg);
+    }
 
     /* Grids: enough groups to fill the device, never more than there can be blocks/records. */
     const size_t block = (size_t)t->gq_wg * t->gq_k, unit = (size_t)t->gq_wg * t->gq_count_k;

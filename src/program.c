@@ -13,13 +13,14 @@ static const char *const key_defines[CLQ_KEY_TYPES] = {
 
 /* Every kernel object of a program, in the order of clq_program.all. Each takes the keys, scratch,
  * values, value scratch, segment begin and end, [work lists, bucket pool,] phase-two list and
- * status buffers, [segment windows,] then its scalars (cl/gqsort.cl, lqsort.cl, relauncher.cl,
- * segments.cl; the order is set_buffer_args's in sort.c). */
+ * status buffers, [segment windows,] then its scalars (cl/gqsort.cl, lqsort.cl, tiles.cl,
+ * relauncher.cl, segments.cl; the order is set_buffer_args's in sort.c). */
 const clq_kernel_desc clq_kernel_table[CLQ_KERNELS] = {
     {"gqcount_kernel", 0, 1, 0, 1, {0, 0}},    {"gqcount_kernel", 0, 1, 0, 1, {1, 0}},
     {"gqsort_kernel", 1, 1, 0, 1, {0, 0}},     {"gqsort_kernel", 1, 1, 0, 1, {1, 0}},
     {"relauncher_kernel", 2, 1, 0, 0, {0, 0}}, {"lqsort_kernel", 3, 0, 0, 0, {0, 0}},
     {"segcheck_kernel", 4, 0, 1, 0, {0, 0}},   {"segemit_kernel", 4, 1, 1, 0, {0, 0}},
+    {"tilesort_kernel", 3, 0, 0, 0, {0, 0}},   {"tilemerge_kernel", 5, 0, 0, 0, {0, 0}},
 };
 
 const char *const clq_select_names[CLQ_SELECT_KERNELS] = {
@@ -30,7 +31,7 @@ const char *const clq_select_names[CLQ_SELECT_KERNELS] = {
 /* The work-group size each kernel is built for, from the tuning. */
 static unsigned work_group_of(const clq_tuning *t, int phase)
 {
-    return phase == 2 ? t->rl_wg : phase == 3 ? t->lq_wg : t->gq_wg; /* segments: gq_wg */
+    return phase == 2 ? t->rl_wg : phase == 3 ? t->lq_wg : t->gq_wg; /* segments, tile merge: gq_wg */
 }
 
 static clqsort_status build_failed(clqsort_context *ctx, cl_program program, const char *options, cl_int err)

@@ -207,6 +207,9 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
     const unsigned code_bits = clq_code_bits(type);
     const cl_ulong n = count, code_bytes = code_bits / 8;
     plan->levels = clq_levels(t, code_bits, count); /* 0: the root is one phase-two record */
+    /* the tile path (path_host_loop.c): one sequence of at most small_tiles tiles, host loop */
+    const int tiled = ctx->path == CLQSORT_PATH_HOST_LOOP && !plan->segments && n <= (cl_ulong)t->small_tiles * t->lq_max;
+    plan->tiles = tiled ? (cl_uint)((n + t->lq_max - 1) / t->lq_max) : 0;
     cl_ulong seq_cap, pool_cap, leaf_cap;
     capacities(t, n, plan->levels, plan->segments > 0, &seq_cap, &pool_cap, &leaf_cap);
     const cl_ulong half = t->lq_max / 2 ? t->lq_max / 2 : 1;
@@ -420,7 +423,7 @@ static double host_ms(void)
 static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_status s, const double host[4])
 {
     static const char *const sort_names[CLQ_SORT_PHASES] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel",
-                                                            "lqsort_kernel", "segment kernels"};
+                                                            "lqsort_kernel", "segment kernels", "tilemerge_kernel"};
     const char *names[CLQ_PHASES];
     for (int i = 0; i < CLQ_PHASES; i++)
         names[i] = i < CLQ_SORT_PHASES ? sort_names[i] : clq_select_names[i - CLQ_SORT_PHASES];

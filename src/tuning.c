@@ -22,18 +22,21 @@ typedef struct tuning_entry {
 /* First match wins. Sizes are for 4-byte keys; fit_to_device() shrinks them where local memory
  * or work-group limits demand (8-byte keys, small devices).
  *   gq_wg gq_k gq_ways gq_count_k lq_wg lq_ways lq_max lq_small fill_chunk rl_wg groups_per_cu
- *   extra_levels */
+ *   extra_levels select_slack select_groups_per_cu small_tiles
+ * small_tiles: a sort of one tile (at most lq_max keys) is one launch wherever the tile path
+ * runs; more tiles trade phase one's launches for a merge that ranks each key in every other
+ * tile (H200: 16, see docs/PERFORMANCE.md "The tile path"). */
 static const tuning_entry table[] = {
     /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys */
-    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 64, 256, 512, 4096, 32, 16384, 256, 16, 1, 65536, 16}},
-    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 32, 256, 256, 2048, 32, 16384, 256, 8, 1, 65536, 8}},
+    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 64, 256, 512, 4096, 32, 16384, 256, 16, 1, 65536, 16, 16}},
+    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 32, 256, 256, 2048, 32, 16384, 256, 8, 1, 65536, 8, 1}},
     /* CPUs: a work-group runs on one core, so both phases run best as one work-item per group,
      * counting with plain increments instead of local atomics. pocl 3.1, 2 cores, 2^22 keys:
      * 60 ms (16-item groups in phase one: 172 ms). Intel's CPU runtime 2026.2, same cores:
      * 2^24 keys in 345 ms (device enqueue) and 353 ms (host loop); its vectorized 64-item
      * groups took 1527 and 646 ms, and at 2^20 103 and 29 ms instead of 18 and 16. */
-    {CL_DEVICE_TYPE_CPU, "", {1, 2048, 64, 16384, 1, 512, 4096, 32, 16384, 64, 8, 1, 65536, 8}},
-    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 16, 64, 128, 1024, 32, 8192, 64, 4, 1, 65536, 4}},
+    {CL_DEVICE_TYPE_CPU, "", {1, 2048, 64, 16384, 1, 512, 4096, 32, 16384, 64, 8, 1, 65536, 8, 1}},
+    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 16, 64, 128, 1024, 32, 8192, 64, 4, 1, 65536, 4, 1}},
 };
 
 static int vendor_matches(const char *vendor, const char *want)
@@ -66,11 +69,13 @@ static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
     return count > sort ? count : sort;
 }
 
-/* lqsort_kernel's local memory (lqsort.cl): two buffers, the stack, bucket bounds, scan */
+/* lqsort_kernel's local memory (lqsort.cl): two buffers, the stack, bucket bounds, scan; and
+ * tilesort_kernel's (tiles.cl): the same and two codes per work-item */
 static cl_ulong lq_local_bytes(const clq_tuning *t, unsigned kb)
 {
     const cl_ulong stack = t->lq_max / (t->lq_small + 1) + 1;
-    return 2ull * t->lq_max * kb + stack * (2 * 8 + 3 * 4) + 8ull * t->lq_ways + 8ull * t->lq_wg + 64;
+    return 2ull * t->lq_max * kb + stack * (2 * 8 + 3 * 4) + 8ull * t->lq_ways + 8ull * t->lq_wg + 16ull * t->lq_wg +
+           64;
 }
 
 /* relauncher_kernel's local memory (relauncher.cl): the scan */
@@ -80,6 +85,8 @@ cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
 {
     if (phase == 4)
         return 64; /* segments.cl declares no local memory */
+    if (phase == 5) /* tilemerge_kernel (tiles.cl): lq_max keys, three words per tile */
+        return (cl_ulong)t->lq_max * elem_bytes + 3 * 4 * 64 + 64;
     return phase == 2 ? rl_local_bytes(t) : phase == 3 ? lq_local_bytes(t, elem_bytes) : gq_local_bytes(t, elem_bytes);
 }
 
@@ -137,6 +144,8 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->select_groups_per_cu = 1;
     if (t->extra_levels > 64)
         t->extra_levels = 64;
+    if (t->small_tiles > 64) /* the merge ranks each key in every other tile */
+        t->small_tiles = 64;
 }
 
 unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count)
@@ -184,7 +193,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         {"lq_small", &t->lq_small, 0},   {"fill_chunk", &t->fill_chunk, 0},
         {"rl_wg", &t->rl_wg, 1},         {"groups_per_cu", &t->groups_per_cu, 0},
         {"extra_levels", &t->extra_levels, -1}, {"select_slack", &t->select_slack, -1},
-        {"select_groups_per_cu", &t->select_groups_per_cu, 0},
+        {"select_groups_per_cu", &t->select_groups_per_cu, 0}, {"small_tiles", &t->small_tiles, -1},
     };
     const char *p = env;
     while (*p) {

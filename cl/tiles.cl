@@ -1,0 +1,202 @@
+/*
+ * tiles.cl - the tile path: host-loop sorts of at most small_tiles tiles of CLQ_LQ_MAX keys
+ * (src/path_host_loop.c), in two launches instead of a relauncher, every phase-one level the
+ * depth bound allows and phase two.
+ *
+ * tilesort_kernel: work-group g sorts tile g (keys g * CLQ_LQ_MAX onwards) in local memory, as
+ * phase two sorts a record (lqsort.cl, clq_lq_split), into the scratch buffers; a sort of one
+ * tile writes straight back to the caller's buffers and is done. Unlike a phase-two record, a
+ * tile and the ranges its splits push come with no measured code range, so each range is first
+ * narrowed to its keys' least and greatest codes (clq_tighten): sorted input and few distinct
+ * keys then split as uniform keys do, and a range of equal keys is written as it is.
+ * tilemerge_kernel: each key goes to its place in the whole: its place in its own tile plus,
+ * in every other tile, the number of keys that go before it there: smaller ones, and equal ones
+ * of an earlier tile. Places are distinct and cover the count, so the result is a permutation.
+ *
+ * The number of keys is read from status[CLQ_ST_COUNT] (a selecting partial sort writes its
+ * candidates' count there), so a grid sized for more keys than that does no harm.
+ */
+
+/* Narrows the range on top of the stack to its keys' codes; writes it out and pops it if they
+ * are all equal (1). Every work-item of the group calls it; red holds 2 * CLQ_LQ_WG codes. */
+int clq_tighten(__global clq_key *out, __global clq_value *vout, __local clq_lq_local *lm, __local clq_code *red)
+{
+    (void)vout;
+    const uint lid = get_local_id(0), top = lm->sp - 1u;
+    const uint s = lm->st_start[top], len = lm->st_len[top], from = lm->st_buf[top];
+    __local const clq_key *x = lm->buf[from] + s;
+    clq_code lo = CLQ_CODE_MAX, hi = 0;
+    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
+        const clq_code c = clq_to_code(x[i]);
+        lo = min(lo, c);
+        hi = max(hi, c);
+    }
+    red[lid] = lo;
+    red[CLQ_LQ_WG + lid] = hi;
+    for (uint w = CLQ_LQ_WG / 2; w > 0; w /= 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < w) {
+            red[lid] = min(red[lid], red[lid + w]);
+            red[CLQ_LQ_WG + lid] = max(red[CLQ_LQ_WG + lid], red[CLQ_LQ_WG + lid + w]);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    lo = red[0];
+    hi = red[CLQ_LQ_WG];
+    const int equal = lo == hi;
+    if (equal) {
+        for (uint i = lid; i < len; i += CLQ_LQ_WG) {
+            out[s + i] = x[i];
+            CLQ_IF_PAIRS(vout[s + i] = lm->vbuf[from][s + i];)
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has read sp and the range */
+    if (lid == 0) {
+        lm->st_lo[top] = lo;
+        lm->st_hi[top] = hi;
+        if (equal)
+            lm->sp = top;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return equal;
+}
+
+void clq_tilesort_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_lq_local *lm, __local clq_code *red)
+{
+    (void)seg_begin;
+    (void)seg_end;
+    const uint lid = get_local_id(0), n = status[CLQ_ST_COUNT];
+    const uint start = get_group_id(0) * CLQ_LQ_MAX;
+    if (start >= n)
+        return;
+    const uint len = min(n - start, (uint)CLQ_LQ_MAX);
+    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
+        lm->buf[0][i] = keys[start + i];
+        CLQ_IF_PAIRS(lm->vbuf[0][i] = vals[start + i];)
+    }
+    if (lid == 0) {
+        lm->st_start[0] = 0;
+        lm->st_len[0] = len;
+        lm->st_buf[0] = 0;
+        lm->st_lo[0] = 0;
+        lm->st_hi[0] = CLQ_CODE_MAX;
+        lm->sp = 1;
+        atomic_inc(&status[CLQ_ST_LEAVES]); /* counted as a phase-two record */
+    }
+    /* global too: one tile goes back to the range it was read from */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    __global clq_key *out = (n <= CLQ_LQ_MAX ? keys : scratch) + start;
+    __global clq_value *vout = 0;
+    CLQ_IF_PAIRS(vout = (n <= CLQ_LQ_MAX ? vals : svals) + start;)
+    while (lm->sp > 0)
+        if (!clq_tighten(out, vout, lm, red))
+            clq_lq_split(out, vout, status, lm);
+}
+
+__kernel __attribute__((reqd_work_group_size(CLQ_LQ_WG, 1, 1)))
+void tilesort_kernel(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status)
+{
+    (void)leaves;
+    __local clq_lq_local lm;
+    __local clq_code red[2 * CLQ_LQ_WG];
+    clq_tilesort_body(CLQ_BUFFER_ARGS_AT(status), status, &lm, red);
+}
+
+/* The keys of the sorted run t[0, len) that go before code c: those below it, and with
+ * `equal_too` those equal to it as well. */
+#define CLQ_RANK_IN(space)                                                                        \
+    inline uint clq_rank_in_##space(space const clq_key *t, uint len, clq_code c, int equal_too)  \
+    {                                                                                             \
+        uint below = 0;                                                                           \
+        while (len > 0) {                                                                         \
+            const uint step = len / 2;                                                            \
+            const clq_code d = clq_to_code(t[below + step]);                                      \
+            if (d < c || (equal_too && d == c)) {                                                 \
+                below += step + 1;                                                                \
+                len -= step + 1;                                                                  \
+            } else {                                                                              \
+                len = step;                                                                       \
+            }                                                                                     \
+        }                                                                                         \
+        return below;                                                                             \
+    }
+CLQ_RANK_IN(__global)
+CLQ_RANK_IN(__local)
+
+/* Tiles a sort on the tile path has at most (fit_to_device caps small_tiles at this). */
+#define CLQ_TILES_MAX 64u
+
+/* Local memory of a tilemerge_kernel work-group: each other tile's window (below), as many of
+ * them as fit in CLQ_LQ_MAX keys, one after the other. */
+typedef struct clq_merge_local {
+    clq_key win[CLQ_LQ_MAX];
+    uint lo[CLQ_TILES_MAX], len[CLQ_TILES_MAX], at[CLQ_TILES_MAX]; /* at: in win, or ~0: not loaded */
+} clq_merge_local;
+
+/* A work-group takes CLQ_GQ_WG consecutive keys of one sorted tile (a chunk). Their places in
+ * any other tile lie between those of the chunk's first and last key: that window is found
+ * with two searches per tile (one work-item per tile), loaded into local memory where it fits,
+ * and each key then searches only the window. */
+void clq_tilemerge_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_merge_local *lm)
+{
+    (void)seg_begin;
+    (void)seg_end;
+    const uint lid = get_local_id(0), n = status[CLQ_ST_COUNT];
+    const uint chunks = (CLQ_LQ_MAX + CLQ_GQ_WG - 1) / CLQ_GQ_WG;
+    const uint mine = get_group_id(0) / chunks, base = mine * CLQ_LQ_MAX;
+    const uint first = base + get_group_id(0) % chunks * CLQ_GQ_WG;
+    if (base >= n || first >= n)
+        return;
+    const uint tiles = (n - 1) / CLQ_LQ_MAX + 1;
+    const uint last = min(min(first + CLQ_GQ_WG, base + CLQ_LQ_MAX), n) - 1;
+
+    for (uint u = lid; u < tiles; u += CLQ_GQ_WG) {
+        if (u == mine)
+            continue;
+        const uint b = u * CLQ_LQ_MAX, len = min(n - b, (uint)CLQ_LQ_MAX);
+        const int equal_too = u < mine; /* equal keys: the earlier tile's go first */
+        const uint lo = clq_rank_in___global(scratch + b, len, clq_to_code(scratch[first]), equal_too);
+        const uint hi = clq_rank_in___global(scratch + b, len, clq_to_code(scratch[last]), equal_too);
+        lm->lo[u] = lo;
+        lm->len[u] = hi - lo;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        uint used = 0;
+        for (uint u = 0; u < tiles; u++) {
+            const int fits = u != mine && lm->len[u] <= CLQ_LQ_MAX - used;
+            lm->at[u] = fits ? used : ~0u;
+            used += fits ? lm->len[u] : 0u;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint u = 0; u < tiles; u++)
+        if (lm->at[u] != ~0u)
+            for (uint j = lid; j < lm->len[u]; j += CLQ_GQ_WG)
+                lm->win[lm->at[u] + j] = scratch[u * CLQ_LQ_MAX + lm->lo[u] + j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    const uint i = first + lid;
+    if (i > last)
+        return;
+    const clq_key k = scratch[i];
+    const clq_code c = clq_to_code(k);
+    uint at = i - base;
+    for (uint u = 0; u < tiles; u++) {
+        if (u == mine)
+            continue;
+        const uint lo = lm->lo[u], len = lm->len[u];
+        at += lo + (lm->at[u] != ~0u ? clq_rank_in___local(lm->win + lm->at[u], len, c, u < mine)
+                                     : clq_rank_in___global(scratch + u * CLQ_LQ_MAX + lo, len, c, u < mine));
+    }
+    keys[at] = k;
+    CLQ_IF_PAIRS(vals[at] = svals[i];)
+}
+
+__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
+void tilemerge_kernel(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status)
+{
+    (void)leaves;
+    __local clq_merge_local lm;
+    clq_tilemerge_body(CLQ_BUFFER_ARGS_AT(status), status, &lm);
+}
