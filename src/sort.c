@@ -199,6 +199,10 @@ static cl_ulong select_bytes(const clq_plan *plan)
     return ((cl_ulong)CLQ_SEL_WORDS + 2ull * plan->topk) * 4 + (cl_ulong)plan->topk * plan->select_value_bytes;
 }
 
+/* Whether select_sort_kernel's one group sorts the candidates and places the answer, in place
+ * of the 64-bit program's sort and the placement's launches. */
+static int select_in_one_group(const clq_plan *plan) { return plan->select && plan->topk <= CLQ_SEL_SORT_MAX; }
+
 /* The scratch buffers a sort of `count` keys needs with tuning t; fills plan's capacities. The
  * kernels count records in 32 bits, and a host with a 32-bit size_t cannot hold every size. */
 static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t, size_t count, clqsort_key_type type,
@@ -223,12 +227,13 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
     plan->pool_cap = (cl_uint)pool_cap;
     plan->leaf_cap = (cl_uint)leaf_cap;
     plan->code_bits = code_bits;
+    const cl_ulong sorts = !select_in_one_group(plan); /* whose one group needs none of the first five */
     const struct { cl_mem *buf; size_t *have; cl_ulong bytes; const char *what; } need[SCRATCH_REQUESTS] = {
-        {&ctx->scratch, &ctx->scratch_bytes, n * clq_key_bytes(type), "scratch"},
-        {&ctx->scratch_values, &ctx->scratch_values_bytes, n * value_bytes, "value scratch"},
-        {&ctx->lists, &ctx->lists_bytes, 2 * seq_cap * CLQ_SEQ_RECORD_BYTES(code_bytes), "work list"},
-        {&ctx->pool, &ctx->pool_bytes, pool_cap * CLQ_BUCKET_RECORD_BYTES(code_bytes), "bucket pool"},
-        {&ctx->leaves, &ctx->leaves_bytes, leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes), "phase-two list"},
+        {&ctx->scratch, &ctx->scratch_bytes, sorts * n * clq_key_bytes(type), "scratch"},
+        {&ctx->scratch_values, &ctx->scratch_values_bytes, sorts * n * value_bytes, "value scratch"},
+        {&ctx->lists, &ctx->lists_bytes, sorts * 2 * seq_cap * CLQ_SEQ_RECORD_BYTES(code_bytes), "work list"},
+        {&ctx->pool, &ctx->pool_bytes, sorts * pool_cap * CLQ_BUCKET_RECORD_BYTES(code_bytes), "bucket pool"},
+        {&ctx->leaves, &ctx->leaves_bytes, sorts * leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes), "phase-two list"},
         {&ctx->status, &ctx->status_bytes, CLQ_ST_WORDS * sizeof(cl_uint), "status"},
         {&ctx->windows, &ctx->windows_bytes, (cl_ulong)plan->windows * 2 * sizeof(cl_uint), "segment windows"},
         {&ctx->packed, &ctx->packed_bytes, plan->stable || plan->select ? n * 8 : 0, "packed keys"},
@@ -378,7 +383,7 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     /* The kernels leave every bucket record they use cleared, but a sort that failed half-way
      * would not, nor is a new buffer clear: the pool is cleared whole unless the last sort on it
      * succeeded, which keeps each sort independent without clearing it every time. */
-    if (!ctx->pool_clear) {
+    if (!ctx->pool_clear && ctx->pool) { /* a one-group partial sort may come first: no pool yet */
         const cl_uint zero = 0;
         CLQ_CL(ctx, "bucket pool", clEnqueueFillBuffer,
                (ctx->queue, ctx->pool, &zero, sizeof zero, 0, ctx->pool_bytes, 0, NULL, NULL));
@@ -491,10 +496,6 @@ static clqsort_status launch_stable(clqsort_context *ctx, const clq_plan *plan, 
     const clq_tuning *t = &plan->stable->tuning;
     return enqueue_kernel(ctx, k, name, -1, fill_groups(ctx, t, plan->count), t->gq_wg);
 }
-
-/* Whether select_sort_kernel's one group sorts the candidates and places the answer, in place
- * of the 64-bit program's sort and the placement's launches. */
-static int select_in_one_group(const clq_plan *plan) { return plan->select && plan->topk <= CLQ_SEL_SORT_MAX; }
 
 /* Whether a selecting partial sort launches kernel i of clq_select_names: the sample for small
  * k, the one-group sort or the placement's three. */

@@ -267,6 +267,14 @@ def _mark(c: _Context, arrays: Tuple[Any, ...]) -> None:
 # ---- the calls ------------------------------------------------------------------------------
 
 
+def _keys_of(keys: Any, what: str = "keys") -> Tuple[str, int]:
+    """The checks of the keys that every call makes first; returns their kind and key type."""
+    kind = _kind(keys, what)
+    key_type = _key_type(keys.dtype, what)
+    _check_shape(keys, what)
+    return kind, key_type
+
+
 def sort(a: A, *, descending: bool = False) -> A:
     """Sort the 1-D array ``a`` of uint32, int32, float32, uint64, int64 or float64 keys.
 
@@ -280,9 +288,7 @@ def sort(a: A, *, descending: bool = False) -> A:
     1-D and contiguous, more than ``MAX_COUNT`` keys, or no queue) and clqsort.Error (the library
     failed).
     """
-    kind = _kind(a, "the array")
-    key_type = _key_type(a.dtype, "the array")
-    _check_shape(a, "the array")
+    kind, key_type = _keys_of(a, "the array")
     flags = _lib.DESCENDING if descending else 0
     if kind == "numpy":
         out = np.array(a, copy=True)
@@ -356,7 +362,7 @@ def _run(keys: Any, values: Any, kind: str, on_host: Callable[..., int], on_devi
     arrays = (keys,) + (() if values is None else (values,))
     with _using(lambda: _context_of_queue(queue)) as c:
         _wait(c, queue, arrays + extra)
-        c.check(on_device(c.handle, kbuf.int_ptr if kbuf is not None else None, koff,
+        c.check(on_device(c.handle, kbuf.int_ptr, koff,
                           None if vbuf is None else vbuf.int_ptr, voff))
         _mark(c, arrays + extra)
     return keys if values is None else (keys, values)
@@ -376,9 +382,7 @@ def sort_by_key(keys: A, values: A, *, descending: bool = False, stable: bool = 
     and clqsort.Error (the library failed, or ``stable=True`` with 64-bit keys:
     CLQSORT_ERROR_UNSUPPORTED_TYPE).
     """
-    kind = _kind(keys, "keys")
-    key_type = _key_type(keys.dtype, "keys")
-    _check_shape(keys, "keys")
+    kind, key_type = _keys_of(keys)
     value_size = _check_values(keys, values, kind)
     flags = _flags(descending, stable)
     n = keys.size
@@ -401,9 +405,7 @@ def partial_sort(keys: A, k: int, values: Optional[A] = None, *, descending: boo
 
     Raises as ``sort_by_key`` does, and ValueError for k outside [0, len(keys)].
     """
-    kind = _kind(keys, "keys")
-    key_type = _key_type(keys.dtype, "keys")
-    _check_shape(keys, "keys")
+    kind, key_type = _keys_of(keys)
     value_size = 0 if values is None else _check_values(keys, values, kind)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise TypeError(f"k is a {type(k).__name__}; it is an int")
@@ -433,9 +435,7 @@ def sort_segments(keys: A, offsets: A, values: Optional[A] = None, *, descending
     kind, and clqsort.Error with status CLQSORT_ERROR_INVALID_SEGMENTS for offsets that decrease
     or pass the end (found by the device; nothing is changed).
     """
-    kind = _kind(keys, "keys")
-    key_type = _key_type(keys.dtype, "keys")
-    _check_shape(keys, "keys")
+    kind, key_type = _keys_of(keys)
     value_size = 0 if values is None else _check_values(keys, values, kind)
     if _kind(offsets, "offsets") != kind:
         raise TypeError(f"keys is a {type(keys).__name__} and offsets a {type(offsets).__name__}; give arrays of "
