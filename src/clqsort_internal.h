@@ -220,6 +220,8 @@ unsigned clq_code_bits(clqsort_key_type type);
  * kernel's CL_KERNEL_LOCAL_MEM_SIZE); fit_to_device keeps it within the device's. */
 cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase);
 cl_ulong clq_select_local_bytes(const clq_tuning *t);
+/* The local memory a work-group may take on the context's device (32 KiB if it does not say). */
+cl_ulong clq_device_local_bytes(const clqsort_context *ctx);
 /* Phase-one levels a sort of `count` keys of `code_bits`-bit codes finishes in: the host loop
  * enqueues this many, and the kernels choose their splits so that none needs more
  * (status[CLQ_ST_MAX_LEVELS]). */

@@ -708,7 +708,7 @@ static int select_first(clqsort_context *ctx, const sort_call *call, size_t coun
     clq_tuning t;
     if (call->segmented || clq_key_bytes(type) != 4 || !ctx->has_int64_atomics ||
         clq_tuning_of(ctx, type, 0, &t) != CLQSORT_SUCCESS ||
-        clq_select_local_bytes(&t) > (ctx->local_mem_size ? ctx->local_mem_size : 32768u))
+        clq_select_local_bytes(&t) > clq_device_local_bytes(ctx))
         return 0;
     *cap = 2 * call->k + t.select_slack;
     return *cap <= count / 4;

@@ -98,6 +98,11 @@ cl_ulong clq_select_local_bytes(const clq_tuning *t)
     return (bins > keys ? bins : keys) + 8ull * t->gq_wg + 64;
 }
 
+cl_ulong clq_device_local_bytes(const clqsort_context *ctx)
+{
+    return ctx->local_mem_size ? ctx->local_mem_size : 32768u; /* OpenCL's minimum for a GPU */
+}
+
 /* Keeps the shape inside the device's limits and the kernels' invariants. */
 static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t)
 {
@@ -121,7 +126,7 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->gq_k /= 2;
     if (t->lq_max > 32768u)
         t->lq_max = 32768u;
-    const cl_ulong local = ctx->local_mem_size ? ctx->local_mem_size : 32768u;
+    const cl_ulong local = clq_device_local_bytes(ctx);
     while (gq_local_bytes(t, kb) > local && t->gq_k > 1)
         t->gq_k /= 2;
     while (gq_local_bytes(t, kb) > local && t->gq_ways > 2)
