@@ -428,7 +428,8 @@ static double host_ms(void)
 static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_status s, const double host[4])
 {
     static const char *const sort_names[CLQ_SORT_PHASES] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel",
-                                                            "lqsort_kernel", "segment kernels", "tilemerge_kernel"};
+                                                            "lqsort_kernel or tilesort_kernel", "segment kernels",
+                                                            "tilemerge_kernel"};
     const char *names[CLQ_PHASES];
     for (int i = 0; i < CLQ_PHASES; i++)
         names[i] = i < CLQ_SORT_PHASES ? sort_names[i] : clq_select_names[i - CLQ_SORT_PHASES];
