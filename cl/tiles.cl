@@ -145,8 +145,8 @@ void clq_tilemerge_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_me
     const uint chunks = (CLQ_LQ_MAX + CLQ_GQ_WG - 1) / CLQ_GQ_WG;
     const uint mine = get_group_id(0) / chunks, base = mine * CLQ_LQ_MAX;
     const uint first = base + get_group_id(0) % chunks * CLQ_GQ_WG;
-    if (base >= n || first >= n)
-        return;
+    if (n <= CLQ_LQ_MAX || base >= n || first >= n)
+        return; /* one tile (fewer candidates than the grid was made for) is sorted in place */
     const uint tiles = (n - 1) / CLQ_LQ_MAX + 1;
     const uint last = min(min(first + CLQ_GQ_WG, base + CLQ_LQ_MAX), n) - 1;
 
