@@ -73,6 +73,10 @@
 #define CLQ_SEL_SAMPLES 4096u
 #define CLQ_SEL_SAMPLE_MAX_K 256u
 
+/* The most tiles a sort on the tile path has (cl/tiles.cl): the merge keeps three words per
+ * tile in local memory, and the host caps the tuning's small_tiles here. */
+#define CLQ_TILES_MAX 64u
+
 /* What an invalid segment breaks (status[CLQ_ST_SEG_WHY]). */
 #define CLQ_SEG_BEGIN_AFTER_END 1u
 #define CLQ_SEG_END_PAST_COUNT 2u

@@ -123,9 +123,6 @@ void tilesort_kernel(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
 CLQ_RANK_IN(__global)
 CLQ_RANK_IN(__local)
 
-/* Tiles a sort on the tile path has at most (fit_to_device caps small_tiles at this). */
-#define CLQ_TILES_MAX 64u
-
 /* Local memory of a tilemerge_kernel work-group: each other tile's window (below), as many of
  * them as fit in CLQ_LQ_MAX keys, one after the other. */
 typedef struct clq_merge_local {

@@ -86,7 +86,7 @@ cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
     if (phase == 4)
         return 64; /* segments.cl declares no local memory */
     if (phase == 5) /* tilemerge_kernel (tiles.cl): lq_max keys, three words per tile */
-        return (cl_ulong)t->lq_max * elem_bytes + 3 * 4 * 64 + 64;
+        return (cl_ulong)t->lq_max * elem_bytes + 3 * 4 * CLQ_TILES_MAX + 64;
     return phase == 2 ? rl_local_bytes(t) : phase == 3 ? lq_local_bytes(t, elem_bytes) : gq_local_bytes(t, elem_bytes);
 }
 
@@ -149,8 +149,8 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->select_groups_per_cu = 1;
     if (t->extra_levels > 64)
         t->extra_levels = 64;
-    if (t->small_tiles > 64) /* the merge ranks each key in every other tile */
-        t->small_tiles = 64;
+    if (t->small_tiles > CLQ_TILES_MAX)
+        t->small_tiles = CLQ_TILES_MAX;
 }
 
 unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count)
