@@ -22,7 +22,7 @@
 int clq_tighten(__global clq_key *out, __global clq_value *vout, __local clq_lq_local *lm, __local clq_code *red)
 {
     (void)vout;
-    const uint lid = get_local_id(0), top = lm->sp - 1u;
+    const uint lid = get_local_id(0), top = min(lm->sp, (uint)CLQ_LQ_STACK) - 1u; /* as clq_lq_split */
     const uint s = lm->st_start[top], len = lm->st_len[top], from = lm->st_buf[top];
     __local const clq_key *x = lm->buf[from] + s;
     clq_code lo = CLQ_CODE_MAX, hi = 0;
