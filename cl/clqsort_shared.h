@@ -58,7 +58,28 @@
 #define CLQ_SEL_HOLES (CLQ_SEL_BINS + 6u)   /* holes listed (atomic) */
 #define CLQ_SEL_FILLED (CLQ_SEL_BINS + 7u)  /* holes filled (atomic) */
 #define CLQ_SEL_TOP (CLQ_SEL_BINS + 8u)     /* the first range's width, [0, 2^top), if sampled; 0: all */
+#define CLQ_SEL_KEPT (CLQ_SEL_BINS + 9u)    /* composites the first level kept (atomic; may pass the room) */
 #define CLQ_SEL_WORDS (CLQ_SEL_BINS + 16u)  /* even: what follows is 8-byte aligned */
+/* For k <= CLQ_SEL_KEEP_MAX_K, the first level of a sampled selection also keeps every composite
+ * of its range [0, 2^top) (expected: k to 2 k in CLQ_SEL_SAMPLES of the keys), in room for
+ * CLQ_SEL_KEEP_ROOM(n, k) of them (twice the most expected) after the values of the answer
+ * (8-byte aligned, from word CLQ_SEL_KEEP_WORD(k, value bytes)); when they fit, the later levels
+ * and the gather read those instead of every key. */
+#define CLQ_SEL_KEEP_MAX_K 16u
+/* Candidates (or kept composites) a group of the selection holds in local memory before it
+ * appends them all with one atomic; any more go one by one. */
+#define CLQ_SEL_STAGE 256u
+/* The composites one counting group of the first level keeps: for k = 16 on the H200's 2112
+ * groups, 2^26 uniform keys leave at most about 250 per group. A group with more makes the
+ * keeping fail (the input is not what the sample promised) rather than append them one by one:
+ * k = 64 appending past a stage of 256 took 0.526 ms against 0.304 without keeping, the
+ * composites contending for one counter. */
+#define CLQ_SEL_KEEP_STAGE 1024u
+#define CLQ_SEL_KEEP_ROOM(n, k)                                                                    \
+    ((k) <= CLQ_SEL_KEEP_MAX_K ? ((n) < ((n) / CLQ_SEL_SAMPLES + 1u) * 4u * (k) ? (n)               \
+                                                                             : ((n) / CLQ_SEL_SAMPLES + 1u) * 4u * (k)) \
+                              : 0u)
+#define CLQ_SEL_KEEP_WORD(k, vb) (CLQ_SEL_WORDS + 2u * (k) + 2u * (((k) * (vb) + 7u) / 8u))
 /* Candidates select_sort_kernel sorts in local memory (8 bytes each, in the space of the
  * histogram): partial sorts with k up to this many sort their candidates in one group. */
 #define CLQ_SEL_SORT_MAX 2048u

@@ -105,6 +105,32 @@ inline uint clq_sel_top(__global const uint *sel, uint pbits)
 }
 inline uint clq_sel_inside(ulong c, ulong base, uint width) { return width >= 64u || (c >= base && (c - base) >> width == 0ul); }
 
+/* The composites the first level of a sampled selection keeps (CLQ_SEL_KEEP_ROOM), after the
+ * answer's values in sel. */
+#ifdef CLQ_PAIRS
+#define CLQ_SEL_VALUE_BYTES ((uint)sizeof(clq_value))
+#else
+#define CLQ_SEL_VALUE_BYTES 0u
+#endif
+inline __global ulong *clq_sel_kept(__global uint *sel, uint k)
+{
+    return (__global ulong *)(sel + CLQ_SEL_KEEP_WORD(k, CLQ_SEL_VALUE_BYTES));
+}
+/* Whether the levels after the first and the gather read the kept composites: the first level
+ * kept them, and all of them fit. */
+inline uint clq_sel_reads_kept(__global const uint *sel, uint n, uint k)
+{
+    const uint room = CLQ_SEL_KEEP_ROOM(n, k);
+    return room && sel[CLQ_SEL_TOP] && sel[CLQ_SEL_LEVEL] > 0u && sel[CLQ_SEL_KEPT] <= room;
+}
+/* Runs EACH(c) with every kept composite, the grid taking them in turn. */
+#define CLQ_SEL_EACH_KEPT(count, EACH)                                                             \
+    do {                                                                                           \
+        __global const ulong *kept_ = clq_sel_kept(sel, k);                                        \
+        for (uint j_ = get_global_id(0); j_ < (count); j_ += get_global_size(0))                   \
+            EACH(kept_[j_]);                                                                       \
+    } while (0)
+
 /* Candidate number `at` of the gather is c. */
 inline void clq_sel_append(__global ulong *cand, __global uint *status, uint cap, uint at, ulong c)
 {
@@ -189,19 +215,43 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
     (void)k;
     (void)cap;
     __local uint hist[CLQ_SEL_BINS];
+    __local ulong stage[CLQ_SEL_KEEP_STAGE];
+    __local uint staged, first;
     const uint done = sel[CLQ_SEL_DONE]; /* then this level counts nothing */
     const uint level = sel[CLQ_SEL_LEVEL], top = clq_sel_top(sel, pbits);
     const uint width = clq_sel_width(level, top), shift = clq_sel_width(level + 1u, top);
     const ulong base = clq_sel_base(sel);
-    const uint bins = done ? 0u : CLQ_SEL_BINS, count = done ? 0u : n;
+    const uint bins = done ? 0u : CLQ_SEL_BINS;
+    /* the first level of a sampled selection keeps its range's composites for the later ones */
+    const uint room = CLQ_SEL_KEEP_ROOM(n, k), keep = !done && level == 0u && room && sel[CLQ_SEL_TOP];
+    const uint kept = !done && clq_sel_reads_kept(sel, n, k), count = done || kept ? 0u : n;
+    const uint nkept = kept ? sel[CLQ_SEL_KEPT] : 0u;
     for (uint b = get_local_id(0); b < bins; b += CLQ_GQ_WG)
         hist[b] = 0;
+    if (get_local_id(0) == 0)
+        staged = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-#define CLQ_SEL_COUNT(code, i)                                                                     \
+#define CLQ_SEL_COUNT_C(c)                                                                         \
+    do {                                                                                           \
+        if (clq_sel_inside((c), base, width))                                                      \
+            clq_gq_add(&hist[(uint)(((c) - base) >> shift)], 1u);                                  \
+    } while (0)
+#define CLQ_SEL_COUNT(code, i) CLQ_SEL_COUNT_C(clq_composite((code), (uint)(i), pbits))
+/* kept in the group's stage as far as it holds; a group with more makes the keeping fail (below),
+ * as the input is then not the one the sample promised */
+#define CLQ_SEL_KEEP(c)                                                                            \
+    do {                                                                                           \
+        const uint s_ = atomic_inc(&staged);                                                       \
+        if (s_ < CLQ_SEL_KEEP_STAGE)                                                               \
+            stage[s_] = (c);                                                                       \
+    } while (0)
+#define CLQ_SEL_COUNT_KEEP(code, i)                                                                \
     do {                                                                                           \
         const ulong c_ = clq_composite((code), (uint)(i), pbits);                                  \
-        if (clq_sel_inside(c_, base, width))                                                       \
+        if (clq_sel_inside(c_, base, width)) {                                                     \
             clq_gq_add(&hist[(uint)((c_ - base) >> shift)], 1u);                                   \
+            CLQ_SEL_KEEP(c_);                                                                      \
+        }                                                                                          \
     } while (0)
 /* the first level, when its range [0, 2^top) holds whole codes (codes below 2^cs, every
  * position), by the code alone: its top CLQ_SEL_BITS bits below 2^cs */
@@ -211,11 +261,38 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
         if (((ulong)(code) >> cs) == 0ul)                                                          \
             clq_gq_add(&hist[(code) >> (cs - CLQ_SEL_BITS)], 1u);                                  \
     } while (0)
-    if (level == 0u && top >= pbits + CLQ_SEL_BITS)
+#define CLQ_SEL_COUNT_FIRST_KEEP(code, i)                                                          \
+    do {                                                                                           \
+        if (((ulong)(code) >> cs) == 0ul) {                                                        \
+            clq_gq_add(&hist[(code) >> (cs - CLQ_SEL_BITS)], 1u);                                  \
+            CLQ_SEL_KEEP(clq_composite((code), (uint)(i), pbits));                                 \
+        }                                                                                          \
+    } while (0)
+    if (kept)
+        CLQ_SEL_EACH_KEPT(nkept, CLQ_SEL_COUNT_C);
+    else if (keep && top >= pbits + CLQ_SEL_BITS)
+        CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT_FIRST_KEEP);
+    else if (keep)
+        CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT_KEEP);
+    else if (level == 0u && top >= pbits + CLQ_SEL_BITS)
         CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT_FIRST);
     else
         CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT);
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (keep) { /* the group's kept composites, with one atomic; too many: past the room at once */
+        const uint held = min(staged, CLQ_SEL_KEEP_STAGE);
+        if (get_local_id(0) == 0 && staged > CLQ_SEL_KEEP_STAGE) {
+            atomic_max(&sel[CLQ_SEL_KEPT], room + 1u);
+            first = room; /* writes nothing */
+        } else if (get_local_id(0) == 0) {
+            first = atomic_add(&sel[CLQ_SEL_KEPT], held);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __global ulong *to = clq_sel_kept(sel, k);
+        for (uint j = get_local_id(0); j < held; j += CLQ_GQ_WG)
+            if (first + j < room)
+                to[first + j] = stage[j];
+    }
     for (uint b = get_local_id(0); b < bins; b += CLQ_GQ_WG)
         if (hist[b])
             atomic_add(&sel[b], hist[b]);
@@ -287,10 +364,6 @@ void select_pick_kernel(CLQ_SELECT_PARAMS)
     }
 }
 
-/* Candidates a group of the gather holds in local memory before it appends them all with one
- * atomic; any more go one by one. */
-#define CLQ_SEL_STAGE 256u
-
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_gather_kernel(CLQ_SELECT_PARAMS)
 {
@@ -301,33 +374,36 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
     const uint level = sel[CLQ_SEL_LEVEL], top = clq_sel_top(sel, pbits), width = clq_sel_width(level, top);
     const uint next = clq_sel_width(level + 1u, top), counts = k <= CLQ_SEL_SORT_MAX;
     const ulong base = clq_sel_base(sel);
-    const uint lid = get_local_id(0);
-    if (lid == 0)
+    const uint kept = clq_sel_reads_kept(sel, n, k), nkept = kept ? sel[CLQ_SEL_KEPT] : 0u;
+    if (get_local_id(0) == 0)
         staged = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* every composite below the range's end; those inside the range also counted by the next
      * level's digit for select_sort_kernel (sel[0, CLQ_SEL_BINS), cleared by the last pick) */
-#define CLQ_SEL_GATHER(code, i)                                                                    \
+#define CLQ_SEL_GATHER_C(c)                                                                        \
     do {                                                                                           \
-        const ulong c_ = clq_composite((code), (uint)(i), pbits);                                  \
-        const uint in_ = clq_sel_inside(c_, base, width);                                          \
-        if (c_ < base || in_) {                                                                    \
+        const uint in_ = clq_sel_inside((c), base, width);                                         \
+        if ((c) < base || in_) {                                                                   \
             const uint s_ = atomic_inc(&staged);                                                   \
             if (s_ < CLQ_SEL_STAGE)                                                                \
-                stage[s_] = c_;                                                                    \
+                stage[s_] = (c);                                                                   \
             else                                                                                   \
-                clq_sel_append(cand, status, cap, atomic_inc(&sel[CLQ_SEL_TAKEN]), c_);       \
+                clq_sel_append(cand, status, cap, atomic_inc(&sel[CLQ_SEL_TAKEN]), (c));           \
             if (in_ && counts)                                                                     \
-                atomic_inc(&sel[(uint)((c_ - base) >> next)]);                                     \
+                atomic_inc(&sel[(uint)(((c) - base) >> next)]);                                    \
         }                                                                                          \
     } while (0)
-    CLQ_SEL_EACH_KEY(n, CLQ_SEL_GATHER);
+#define CLQ_SEL_GATHER(code, i) CLQ_SEL_GATHER_C(clq_composite((code), (uint)(i), pbits))
+    if (kept)
+        CLQ_SEL_EACH_KEPT(nkept, CLQ_SEL_GATHER_C);
+    else
+        CLQ_SEL_EACH_KEY(n, CLQ_SEL_GATHER);
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint held = min(staged, CLQ_SEL_STAGE);
-    if (lid == 0)
+    if (get_local_id(0) == 0)
         first = held ? atomic_add(&sel[CLQ_SEL_TAKEN], held) : 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint j = lid; j < held; j += CLQ_GQ_WG)
+    for (uint j = get_local_id(0); j < held; j += CLQ_GQ_WG)
         clq_sel_append(cand, status, cap, first + j, stage[j]);
 }
 

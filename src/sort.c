@@ -193,10 +193,13 @@ typedef struct scratch_request {
 enum { SCRATCH_REQUESTS = 9 };
 
 /* A selecting partial sort's own buffer (cl/select.cl): the selection's words, then k marks and
- * k holes, then the answer's values. */
+ * k holes, then the answer's values, then for small k the first level's kept composites. */
 static cl_ulong select_bytes(const clq_plan *plan)
 {
-    return ((cl_ulong)CLQ_SEL_WORDS + 2ull * plan->topk) * 4 + (cl_ulong)plan->topk * plan->select_value_bytes;
+    const cl_ulong k = plan->topk, room = CLQ_SEL_KEEP_ROOM((cl_ulong)plan->select_count, k);
+    if (room) /* then the first level's kept composites, 8-byte aligned (clqsort_shared.h) */
+        return CLQ_SEL_KEEP_WORD(k, (cl_ulong)plan->select_value_bytes) * 4 + room * 8;
+    return ((cl_ulong)CLQ_SEL_WORDS + 2 * k) * 4 + k * plan->select_value_bytes;
 }
 
 /* Whether select_sort_kernel's one group sorts the candidates and places the answer, in place
