@@ -327,7 +327,7 @@ clqsort_status clqsort_sort_segments(clqsort_context *ctx, cl_mem keys, size_t k
  * count is a full sort. Refusals and what stays unchanged as for clqsort_sort_pairs_at;
  * CLQSORT_STABLE as there (the first k keys in order, equal ones in input order).
  * How: 32-bit keys with 2 k + 65536 <= count / 4, on a device with 64-bit atomics and at least
- * 4096 * 4 + 8 * (gqsort_work_group of clqsort_info) + 64 bytes of local memory, are selected
+ * 4096 * 4 + 1024 * 8 + 8 * (gqsort_work_group of clqsort_info) + 64 bytes of local memory, are selected
  * first: a few reads of the keys narrow down at most 2 k + 65536 candidates, only those are
  * sorted (for k <= 2048 by one work-group in local memory), and the answer trades places with
  * the keys in the first k positions; equal keys then come out in input order with or without

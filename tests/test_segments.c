@@ -461,7 +461,7 @@ static int selects(clqsort_key_type type, size_t n, size_t k, const clqsort_info
     const char *env = getenv("CLQSORT_TUNING"), *at = env ? strstr(env, "select_slack=") : NULL;
     const size_t slack = at ? strtoul(at + strlen("select_slack="), NULL, 10) : 65536;
     const int has64 = clqsort_scratch_bytes(ctx, 2, CLQSORT_KEY_UINT64, 0, &(size_t){0}) == CLQSORT_SUCCESS;
-    const int local = info->local_mem_size >= 4096u * 4 + 8u * info->gqsort_work_group + 64;
+    const int local = info->local_mem_size >= 4096u * 4 + 1024u * 8 + 8u * info->gqsort_work_group + 64;
     return has64 && local && tu_width_of(type) == 4 && k > 0 && 2 * k + slack <= n / 4;
 }
 
