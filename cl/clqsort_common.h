@@ -20,13 +20,11 @@
  *
  * Every comparison goes through an unsigned "code" with the wanted order: a bijection between
  * keys and codes, so a run of equal keys can be rebuilt from its code without losing a bit
- * pattern. Pivots come from the code range [lo, hi] of a sequence: both phases split a range
- * into buckets of equal code width (gqsort.cl, lqsort.cl), so each split takes at least one bit
- * off the range and a range with lo == hi is finished. Phase one takes enough bits per level
- * that no input needs more than the levels the host enqueues (status[CLQ_ST_MAX_LEVELS],
- * relauncher.cl). The one exception is the root of a sort with a level to spare: where a sample
- * of its keys shows equal slices would come out uneven, it splits at splitters taken from the
- * sample (relauncher.cl), and the levels after it keep the bound by themselves.
+ * pattern. Pivots come from the code range [lo, hi] of a sequence, never from its keys: both
+ * phases split a range into buckets of equal code width (gqsort.cl, lqsort.cl), so each split
+ * takes at least one bit off the range and a range with lo == hi is finished. Phase one takes
+ * enough bits per level that no input needs more than the levels the host enqueues
+ * (status[CLQ_ST_MAX_LEVELS], relauncher.cl).
  */
 
 /* ---- key types and codes ------------------------------------------------------------------ */
@@ -166,12 +164,11 @@ typedef struct clq_seq {
     uint first_unit;  /* index of its first count unit in the level (count pass) */
     uint bucket_base; /* its 2^ways_log2 bucket records start here in the pool */
     uint ways_log2;
-    uint shift;       /* bucket of code c: (c - lo) >> shift, unless split */
+    uint shift;       /* bucket of code c: (c - lo) >> shift */
     uint count_done;  /* atomic: tickets of the count pass; the last block emits the children */
     uint sort_done;   /* atomic: tickets of the sort pass; the last block clears the buckets */
     uint stay;        /* set by the count pass: one bucket holds every key, nothing moves */
-    uint split;       /* 1: bucket of code c is the first b with c <= the table's splitter b
-                       * (the root only, relauncher.cl: clq_choose_splitters) */
+    uint pad;
 } clq_seq;
 
 /* One bucket of a sequence being partitioned. Every field is 0 between levels (the host clears

@@ -94,11 +94,6 @@
 #define CLQ_SEL_SAMPLES 4096u
 #define CLQ_SEL_SAMPLE_MAX_K 256u
 
-/* Keys the root's sample reads to choose its splitters (relauncher.cl: clq_choose_splitters):
- * a power of two, sorted by one work-group in local memory. The splitters follow the bucket
- * records in the pool, one code per bucket. */
-#define CLQ_SPLIT_SAMPLES 2048u
-
 /* The most tiles a sort on the tile path has (cl/tiles.cl): the merge keeps three words per
  * tile in local memory, and the host caps the tuning's small_tiles here. */
 #define CLQ_TILES_MAX 64u

@@ -111,7 +111,6 @@ typedef struct clq_block {
     __global clq_bucket *bk; /* the sequence's bucket records */
     clq_code lo;
     uint shift, ways, start, len, in_scratch;
-    uint split; /* buckets by the splitter table (clq_bucket_in) */
     uint begin, n; /* the block: keys [begin, begin + n) of the sequence */
 } clq_block;
 
@@ -128,30 +127,8 @@ inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool,
     b.start = b.seq->start;
     b.len = b.seq->len;
     b.in_scratch = b.seq->in_scratch;
-    b.split = b.seq->split;
     b.begin = (blk - (count_pass ? b.seq->first_unit : b.seq->first_block)) * size;
     b.n = min(size, b.len - b.begin);
-    return b;
-}
-
-/* The splitter table: one code per bucket of the root, after the bucket records in the pool
- * (relauncher.cl: clq_choose_splitters). */
-inline __global clq_code *clq_split_table(__global clq_bucket *pool, __global uint *status)
-{
-    return (__global clq_code *)(pool + status[CLQ_ST_POOL_CAP]);
-}
-
-/* Bucket of code c in the block's sequence: an equal slice of its range, or, where the sequence
- * splits at sampled splitters (`split`: the table, copied to local memory), the first bucket b
- * with c <= split[b], by a binary search of log2(ways) steps (split[ways - 1] is the largest
- * code). */
-inline uint clq_bucket_in(const clq_block *blk, __local const clq_code *split, clq_code c)
-{
-    if (!blk->split)
-        return clq_bucket_of(c, blk->lo, blk->shift, blk->ways);
-    uint b = 0;
-    for (uint step = blk->ways >> 1; step; step >>= 1)
-        b += split[b + step - 1] < c ? step : 0u;
     return b;
 }
 
@@ -187,7 +164,6 @@ inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local 
 typedef struct clq_count_local {
     uint count[CLQ_GQ_WAYS];
     clq_code not_min[CLQ_GQ_WAYS], max[CLQ_GQ_WAYS]; /* ~min, so that 0 means "none" for both */
-    clq_code split[CLQ_GQ_WAYS];                     /* the splitters, where the sequence has them */
     /* the last block's view of the whole sequence (clq_emit_children) */
     uint first[CLQ_GQ_WAYS];       /* where each bucket starts in the sequence */
     uint small_index[CLQ_GQ_WAYS]; /* a short bucket's place among the short buckets */
@@ -300,7 +276,6 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
     __global clq_seq *next = lists + (size_t)(parity ^ 1u) * seq_cap;
     const uint nseq = status[CLQ_ST_CUR_SEQS];
     const uint nunits = status[CLQ_ST_CUR_UNITS];
-    __global const clq_code *split_table = clq_split_table(pool, status);
 
     /* 64-bit: with one-key units near 2^32 keys, i + groups would wrap past nunits */
     for (ulong i = get_group_id(0); i < nunits; i += get_num_groups(0)) {
@@ -310,8 +285,6 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
             lm->count[b] = 0;
             lm->not_min[b] = 0;
             lm->max[b] = 0;
-            if (blk.split)
-                lm->split[b] = split_table[b];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -323,8 +296,8 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
             const uint j = k * CLQ_GQ_WG + lid;
             if (j < blk.n) {
                 const clq_code c = clq_to_code(src[j]);
-                const uint b = clq_bucket_in(&blk, lm->split, c);
-                outside |= !blk.split && clq_outside(c, blk.lo, blk.shift, blk.ways);
+                const uint b = clq_bucket_of(c, blk.lo, blk.shift, blk.ways);
+                outside |= clq_outside(c, blk.lo, blk.shift, blk.ways);
                 if (b != run_b && run_n) {
                     clq_count_run(lm, run_b, run_n, run_min, run_max);
                     run_n = 0;
@@ -379,7 +352,6 @@ typedef struct clq_gq_local {
 #endif
     uint count[CLQ_GQ_WAYS]; /* keys of the block per bucket, then their place in the stage */
     uint to[CLQ_GQ_WAYS];    /* where the block's run of each bucket goes in the sequence */
-    clq_code split[CLQ_GQ_WAYS]; /* the splitters, where the sequence has them */
     uint scan_tmp[2 * CLQ_GQ_WG];
     uint last;
 } clq_gq_local;
@@ -391,7 +363,6 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
     __global clq_seq *cur = lists + (size_t)parity * status[CLQ_ST_SEQ_CAP];
     const uint nseq = status[CLQ_ST_CUR_SEQS];
     const uint nblocks = status[CLQ_ST_CUR_BLOCKS];
-    __global const clq_code *split_table = clq_split_table(pool, status);
 
     for (ulong i = get_group_id(0); i < nblocks; i += get_num_groups(0)) { /* 64-bit: as above */
         const clq_block blk = clq_block_at(cur, pool, nseq, (uint)i, 0);
@@ -403,11 +374,8 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             __global clq_value *vdst = (blk.in_scratch ? vals : svals) + blk.start;
             clq_value w[CLQ_GQ_K];
 #endif
-            for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
+            for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG)
                 lm->count[b] = 0;
-                if (blk.split)
-                    lm->split[b] = split_table[b];
-            }
             barrier(CLK_LOCAL_MEM_FENCE);
 
             /* 1. load, and rank each key among the block's keys of its bucket */
@@ -418,7 +386,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                 if (j < blk.n) {
                     v[k] = src[j];
                     CLQ_IF_PAIRS(w[k] = vsrc[j];)
-                    rank[k] = clq_gq_add(&lm->count[clq_bucket_in(&blk, lm->split, clq_to_code(v[k]))], 1u);
+                    rank[k] = clq_gq_add(&lm->count[clq_bucket_of(clq_to_code(v[k]), blk.lo, blk.shift, blk.ways)], 1u);
                 }
             }
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -442,7 +410,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             for (uint k = 0; k < CLQ_GQ_K; k++) {
                 const uint j = k * CLQ_GQ_WG + lid;
                 if (j < blk.n) {
-                    const uint at = lm->count[clq_bucket_in(&blk, lm->split, clq_to_code(v[k]))] + rank[k];
+                    const uint at = lm->count[clq_bucket_of(clq_to_code(v[k]), blk.lo, blk.shift, blk.ways)] + rank[k];
                     lm->stage[at] = v[k];
                     CLQ_IF_PAIRS(lm->stage_v[at] = w[k];)
                 }
@@ -450,7 +418,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             barrier(CLK_LOCAL_MEM_FENCE);
             for (uint j = lid; j < blk.n; j += CLQ_GQ_WG) {
                 const clq_key key = lm->stage[j];
-                const uint to = lm->to[clq_bucket_in(&blk, lm->split, clq_to_code(key))] + j;
+                const uint to = lm->to[clq_bucket_of(clq_to_code(key), blk.lo, blk.shift, blk.ways)] + j;
                 if (to < blk.len) { /* cannot fail unless the count pass reported an error */
                     dst[to] = key;
                     CLQ_IF_PAIRS(vdst[to] = lm->stage_v[j];)

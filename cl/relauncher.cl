@@ -84,7 +84,6 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
             seq->count_done = 0;
             seq->sort_done = 0;
             seq->stay = 0;
-            seq->split = 0;
         }
         blocks += total_blocks;
         units += total_units;
@@ -111,80 +110,12 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
     }
 }
 
-/* Sorts the group's CLQ_SPLIT_SAMPLES codes in local memory (a bitonic network). */
-void clq_sort_sample(__local clq_code *s)
-{
-    for (uint size = 2; size <= CLQ_SPLIT_SAMPLES; size <<= 1) {
-        for (uint stride = size >> 1; stride; stride >>= 1) {
-            for (uint t = get_local_id(0); t < CLQ_SPLIT_SAMPLES / 2u; t += CLQ_RL_WG) {
-                const uint i = 2u * t - (t & (stride - 1u)), j = i + stride; /* i has bit `stride` clear */
-                const clq_code a = s[i], b = s[j];
-                if ((a > b) == ((i & size) == 0u)) { /* ascending where bit `size` of i is clear */
-                    s[i] = b;
-                    s[j] = a;
-                }
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-    }
-}
-
-/* Sampled splitters for the root, run by the whole group once the body has prepared it.
- * Equal slices of the code range come out uneven where the codes crowd into part of it (floats
- * spread evenly in value, whose codes halve in density with every octave; power laws), and such
- * slices need more levels. So where the sort has a level to spare (clq_levels), the root reads
- * CLQ_SPLIT_SAMPLES keys spread evenly over it, and if the fullest equal slice would hold more
- * than twice its share of them plus four standard deviations of a uniform sample, it splits at
- * the sample's quantiles instead: splitter b is the sample's code of rank
- * (b + 1) CLQ_SPLIT_SAMPLES / ways, and the last is the largest code.
- * Depth: such a split may take no bit off a range, so it is allowed only at level 1 and only
- * when the levels after it take CLQ_GQ_WAYS_LOG2 bits each from the full code width: then the
- * bound of clq_ways_log2 holds from level 2 on as it does at level 1 without a spare level. */
-void clq_choose_splitters(__global const clq_key *keys, __global clq_bucket *pool, __global uint *status,
-                          __global clq_seq *root, __local clq_code *sample, __local uint *hist)
-{
-    const uint lid = get_local_id(0);
-    const uint n = root->len, ways = 1u << root->ways_log2;
-    for (uint i = lid; i < CLQ_SPLIT_SAMPLES; i += CLQ_RL_WG) {
-        const uint at = (uint)(((ulong)i * n + n / 2u) / CLQ_SPLIT_SAMPLES);
-        sample[i] = clq_to_code(keys[root->start + at]);
-    }
-    for (uint b = lid; b < ways; b += CLQ_RL_WG)
-        hist[b] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint fullest = 0;
-    for (uint i = lid; i < CLQ_SPLIT_SAMPLES; i += CLQ_RL_WG)
-        fullest = max(fullest, atomic_inc(&hist[clq_bucket_of(sample[i], root->lo, root->shift, ways)]) + 1u);
-    /* every work-item sees the same verdict: the group's largest count, through hist[0] after a barrier */
-    barrier(CLK_LOCAL_MEM_FENCE);
-    atomic_max(&hist[0], fullest);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const float share = (float)CLQ_SPLIT_SAMPLES / (float)ways;
-    const uint uneven = (float)hist[0] > 2.0f * share + 4.0f * sqrt(share);
-    if (!uneven)
-        return;
-    clq_sort_sample(sample);
-    __global clq_code *table = clq_split_table(pool, status);
-    for (uint b = lid; b < ways; b += CLQ_RL_WG)
-        table[b] = b + 1u < ways ? sample[(b + 1u) * (CLQ_SPLIT_SAMPLES / ways)] : CLQ_CODE_MAX;
-    if (lid == 0)
-        root->split = 1;
-}
-
 __kernel __attribute__((reqd_work_group_size(CLQ_RL_WG, 1, 1)))
 void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
                        __global clq_leaf *leaves, __global uint *status)
 {
     __local uint scan_tmp[2 * CLQ_RL_WG];
-    __local clq_code sample[CLQ_SPLIT_SAMPLES];
-    __local uint hist[CLQ_GQ_WAYS];
     clq_relauncher_body(CLQ_BUFFER_ARGS_AT(status), lists, pool, leaves, status, 0u, 1u, scan_tmp, CLQ_RL_WG);
-    barrier(CLK_GLOBAL_MEM_FENCE);
-    /* the root, where one sequence (not a segmented sort's) starts phase one with a level to spare */
-    const uint levels = status[CLQ_ST_MAX_LEVELS];
-    if (status[CLQ_ST_SEGMENTS] == 0 && status[CLQ_ST_CUR_SEQS] == 1u &&
-        CLQ_GQ_WAYS_LOG2 * (levels - min(1u, levels)) >= CLQ_CODE_BITS)
-        clq_choose_splitters(keys + clq_offset_at(status, CLQ_ST_KEY_OFFSET), pool, status, lists, sample, hist);
 }
 
 #ifdef CLQ_DEVICE_ENQUEUE

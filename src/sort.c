@@ -235,8 +235,7 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
         {&ctx->scratch, &ctx->scratch_bytes, sorts * n * clq_key_bytes(type), "scratch"},
         {&ctx->scratch_values, &ctx->scratch_values_bytes, sorts * n * value_bytes, "value scratch"},
         {&ctx->lists, &ctx->lists_bytes, sorts * 2 * seq_cap * CLQ_SEQ_RECORD_BYTES(code_bytes), "work list"},
-        {&ctx->pool, &ctx->pool_bytes, sorts * (pool_cap * CLQ_BUCKET_RECORD_BYTES(code_bytes) + t->gq_ways * code_bytes),
-         "bucket pool"}, /* then the root's splitters (relauncher.cl) */
+        {&ctx->pool, &ctx->pool_bytes, sorts * pool_cap * CLQ_BUCKET_RECORD_BYTES(code_bytes), "bucket pool"},
         {&ctx->leaves, &ctx->leaves_bytes, sorts * leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes), "phase-two list"},
         {&ctx->status, &ctx->status_bytes, CLQ_ST_WORDS * sizeof(cl_uint), "status"},
         {&ctx->windows, &ctx->windows_bytes, (cl_ulong)plan->windows * 2 * sizeof(cl_uint), "segment windows"},

@@ -62,10 +62,10 @@ static unsigned floor_pow2(size_t v)
 /* the larger of gqcount_kernel's and gqsort_kernel's local memory (gqsort.cl), codes <= 8 bytes */
 static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
 {
-    /* per bucket: five uints and three codes (count pass), count, target and splitter (sort
-     * pass); the scan takes two uints per work-item */
-    const cl_ulong count = (cl_ulong)t->gq_ways * (5 * 4 + 3 * 8) + 8ull * t->gq_wg + 64;
-    const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * kb + 16ull * t->gq_ways + 8ull * t->gq_wg + 64;
+    /* per bucket: five uints and two codes (count pass), count and target (sort pass); the scan
+     * takes two uints per work-item */
+    const cl_ulong count = (cl_ulong)t->gq_ways * (5 * 4 + 2 * 8) + 8ull * t->gq_wg + 64;
+    const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * kb + 8ull * t->gq_ways + 8ull * t->gq_wg + 64;
     return count > sort ? count : sort;
 }
 
@@ -78,12 +78,8 @@ static cl_ulong lq_local_bytes(const clq_tuning *t, unsigned kb)
            64;
 }
 
-/* relauncher_kernel's local memory (relauncher.cl): the scan, the root's sample and its count
- * per bucket */
-static cl_ulong rl_local_bytes(const clq_tuning *t)
-{
-    return 8ull * t->rl_wg + 8ull * CLQ_SPLIT_SAMPLES + 4ull * t->gq_ways + 64;
-}
+/* relauncher_kernel's local memory (relauncher.cl): the scan */
+static cl_ulong rl_local_bytes(const clq_tuning *t) { return 8ull * t->rl_wg + 64; }
 
 cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
 {
