@@ -24,7 +24,9 @@
  * phases split a range into buckets of equal code width (gqsort.cl, lqsort.cl), so each split
  * takes at least one bit off the range and a range with lo == hi is finished. Phase one takes
  * enough bits per level that no input needs more than the levels the host enqueues
- * (status[CLQ_ST_MAX_LEVELS], relauncher.cl).
+ * (status[CLQ_ST_MAX_LEVELS], relauncher.cl). One exception: the root of a float or double sort
+ * with a level to spare may split into equal slices of its keys' values instead (below), and
+ * the levels after it keep the bound by themselves.
  */
 
 /* ---- key types and codes ------------------------------------------------------------------ */
@@ -138,6 +140,42 @@ inline uint clq_bucket_of(clq_code c, clq_code lo, uint shift, uint ways)
 }
 inline uint clq_outside(clq_code c, clq_code lo, uint shift, uint ways) { return c < lo || ((c - lo) >> shift) >= ways; }
 
+#if defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)
+/* ---- value slices -------------------------------------------------------------------------
+ * Floats spread evenly in value have codes that halve in density with every octave below the
+ * largest, so equal slices of the code range come out uneven (a quarter of keys spread over
+ * [-2^21, 2^21] share one slice of 256) and take a level more than integers. The root of such
+ * a sort may slice the value range instead (relauncher.cl). A bucket must never decrease as the
+ * code grows, so the value goes through steps that keep the order: the key's value (a double
+ * cut to a float's precision and range: no fp64 needed), NaNs as infinity on the side where
+ * they sort (last), negated for descending order; then (v - vlo) * vscale, clamped to the
+ * buckets. Rounding in each step can merge neighbours but never swap them. */
+#define CLQ_VALUE_SLICES 1
+
+inline float clq_slice_value(clq_code c)
+{
+    const clq_code u = CLQ_BITS_OF(clq_from_code(c));
+    const clq_code mag = u & ~CLQ_SIGN;
+#if defined(CLQ_KEY_FLOAT)
+    float v = mag > 0x7f800000u ? INFINITY : as_float(u);
+#else /* the upper word: sign, exponent and 20 bits of mantissa, more than the buckets need */
+    const uint hi = (uint)(mag >> 32);
+    const int e = (int)(hi >> 20) - 1023 + 127; /* the float exponent */
+    const uint f = e >= 255 ? 0x7f800000u : e <= 0 ? 0u : ((uint)e << 23) | (hi & 0xfffffu) << 3;
+    float v = mag > 0x7ff0000000000000ul ? INFINITY : (u & CLQ_SIGN) ? -as_float(f) : as_float(f);
+#endif
+#ifdef CLQ_DESCENDING
+    v = -v;
+#endif
+    return v;
+}
+
+inline uint clq_value_bucket(float v, float vlo, float vscale, uint ways)
+{
+    return (uint)fmin(fmax((v - vlo) * vscale, 0.0f), (float)(ways - 1u));
+}
+#endif
+
 /* ---- atomics on records ------------------------------------------------------------------- */
 
 #if CLQ_CODE_BITS == 32
@@ -164,11 +202,12 @@ typedef struct clq_seq {
     uint first_unit;  /* index of its first count unit in the level (count pass) */
     uint bucket_base; /* its 2^ways_log2 bucket records start here in the pool */
     uint ways_log2;
-    uint shift;       /* bucket of code c: (c - lo) >> shift */
+    uint shift;       /* bucket of code c: (c - lo) >> shift, unless by_value */
     uint count_done;  /* atomic: tickets of the count pass; the last block emits the children */
     uint sort_done;   /* atomic: tickets of the sort pass; the last block clears the buckets */
     uint stay;        /* set by the count pass: one bucket holds every key, nothing moves */
-    uint pad;
+    uint by_value;    /* float and double keys, the root only: buckets are equal slices of the
+                       * keys' values (clq_value_bucket), not of their codes */
 } clq_seq;
 
 /* One bucket of a sequence being partitioned. Every field is 0 between levels (the host clears

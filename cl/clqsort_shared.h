@@ -30,7 +30,9 @@
 #define CLQ_ST_BAD_SEGMENT 20  /* the first invalid segment (atomic min; the host writes ~0) */
 #define CLQ_ST_SEG_WHY 21      /* CLQ_SEG_* bits: what the invalid segments break (atomic_or) */
 #define CLQ_ST_TOPK 22         /* input: positions that must come out sorted (COUNT: all of them) */
-#define CLQ_ST_WORDS 23
+#define CLQ_ST_ROOT_VLO 23     /* float and double keys: the root's value slices, when it has them */
+#define CLQ_ST_ROOT_VSCALE 24  /* (as float bits; relauncher.cl: clq_choose_value_slices) */
+#define CLQ_ST_WORDS 25
 
 /* Error bits in status[CLQ_ST_ERROR]. */
 #define CLQ_ERR_SEQ_OVERFLOW 1u
@@ -93,6 +95,10 @@
  * call 22: 0.023 ms; k = 1024 gained nothing). */
 #define CLQ_SEL_SAMPLES 4096u
 #define CLQ_SEL_SAMPLE_MAX_K 256u
+
+/* Keys the root of a float or double sort reads to choose between slices of its code range and
+ * slices of its value range (relauncher.cl: clq_choose_value_slices). */
+#define CLQ_SLICE_SAMPLES 2048u
 
 /* The most tiles a sort on the tile path has (cl/tiles.cl): the merge keeps three words per
  * tile in local memory, and the host caps the tuning's small_tiles here. */

@@ -112,10 +112,15 @@ typedef struct clq_block {
     clq_code lo;
     uint shift, ways, start, len, in_scratch;
     uint begin, n; /* the block: keys [begin, begin + n) of the sequence */
+#ifdef CLQ_VALUE_SLICES
+    uint by_value;
+    float vlo, vscale; /* the root's value slices (clqsort_common.h) */
+#endif
 } clq_block;
 
 /* Block `blk` of the sort pass, or count unit `blk` of the count pass. */
-inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool, uint nseq, uint blk, uint count_pass)
+inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool, __global const uint *status, uint nseq,
+                              uint blk, uint count_pass)
 {
     clq_block b;
     const uint size = count_pass ? CLQ_GQ_UNIT : CLQ_GQ_BLOCK;
@@ -129,7 +134,24 @@ inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool,
     b.in_scratch = b.seq->in_scratch;
     b.begin = (blk - (count_pass ? b.seq->first_unit : b.seq->first_block)) * size;
     b.n = min(size, b.len - b.begin);
+#ifdef CLQ_VALUE_SLICES
+    b.by_value = b.seq->by_value;
+    b.vlo = as_float(status[CLQ_ST_ROOT_VLO]);
+    b.vscale = as_float(status[CLQ_ST_ROOT_VSCALE]);
+#else
+    (void)status;
+#endif
     return b;
+}
+
+/* Bucket of code c in the block's sequence. */
+inline uint clq_bucket_in(const clq_block *b, clq_code c)
+{
+#ifdef CLQ_VALUE_SLICES
+    if (b->by_value)
+        return clq_value_bucket(clq_slice_value(c), b->vlo, b->vscale, b->ways);
+#endif
+    return clq_bucket_of(c, b->lo, b->shift, b->ways);
 }
 
 /* Takes the block's ticket on one of the sequence's counters once all its global writes and
@@ -279,7 +301,7 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
 
     /* 64-bit: with one-key units near 2^32 keys, i + groups would wrap past nunits */
     for (ulong i = get_group_id(0); i < nunits; i += get_num_groups(0)) {
-        const clq_block blk = clq_block_at(cur, pool, nseq, (uint)i, 1);
+        const clq_block blk = clq_block_at(cur, pool, status, nseq, (uint)i, 1);
         __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
         for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
             lm->count[b] = 0;
@@ -296,8 +318,8 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
             const uint j = k * CLQ_GQ_WG + lid;
             if (j < blk.n) {
                 const clq_code c = clq_to_code(src[j]);
-                const uint b = clq_bucket_of(c, blk.lo, blk.shift, blk.ways);
-                outside |= clq_outside(c, blk.lo, blk.shift, blk.ways);
+                const uint b = clq_bucket_in(&blk, c);
+                outside |= clq_outside(c, blk.lo, blk.shift, blk.ways); /* value slices: the root's full range */
                 if (b != run_b && run_n) {
                     clq_count_run(lm, run_b, run_n, run_min, run_max);
                     run_n = 0;
@@ -365,7 +387,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
     const uint nblocks = status[CLQ_ST_CUR_BLOCKS];
 
     for (ulong i = get_group_id(0); i < nblocks; i += get_num_groups(0)) { /* 64-bit: as above */
-        const clq_block blk = clq_block_at(cur, pool, nseq, (uint)i, 0);
+        const clq_block blk = clq_block_at(cur, pool, status, nseq, (uint)i, 0);
         if (blk.seq->stay == 0) { /* the same for the whole group */
             __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
             __global clq_key *dst = (blk.in_scratch ? keys : scratch) + blk.start;
@@ -386,7 +408,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                 if (j < blk.n) {
                     v[k] = src[j];
                     CLQ_IF_PAIRS(w[k] = vsrc[j];)
-                    rank[k] = clq_gq_add(&lm->count[clq_bucket_of(clq_to_code(v[k]), blk.lo, blk.shift, blk.ways)], 1u);
+                    rank[k] = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
                 }
             }
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -410,7 +432,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             for (uint k = 0; k < CLQ_GQ_K; k++) {
                 const uint j = k * CLQ_GQ_WG + lid;
                 if (j < blk.n) {
-                    const uint at = lm->count[clq_bucket_of(clq_to_code(v[k]), blk.lo, blk.shift, blk.ways)] + rank[k];
+                    const uint at = lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))] + rank[k];
                     lm->stage[at] = v[k];
                     CLQ_IF_PAIRS(lm->stage_v[at] = w[k];)
                 }
@@ -418,7 +440,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             barrier(CLK_LOCAL_MEM_FENCE);
             for (uint j = lid; j < blk.n; j += CLQ_GQ_WG) {
                 const clq_key key = lm->stage[j];
-                const uint to = lm->to[clq_bucket_of(clq_to_code(key), blk.lo, blk.shift, blk.ways)] + j;
+                const uint to = lm->to[clq_bucket_in(&blk, clq_to_code(key))] + j;
                 if (to < blk.len) { /* cannot fail unless the count pass reported an error */
                     dst[to] = key;
                     CLQ_IF_PAIRS(vdst[to] = lm->stage_v[j];)

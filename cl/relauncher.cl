@@ -84,6 +84,7 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
             seq->count_done = 0;
             seq->sort_done = 0;
             seq->stay = 0;
+            seq->by_value = 0;
         }
         blocks += total_blocks;
         units += total_units;
@@ -110,12 +111,94 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
     }
 }
 
+#ifdef CLQ_VALUE_SLICES
+/* Code slices or value slices for the root of a float or double sort (clqsort_common.h), run
+ * by the whole group once the body has prepared the root. It reads CLQ_SLICE_SAMPLES keys
+ * spread evenly over the root, counts them per bucket both ways (value slices spanning the
+ * sample's finite values), and takes value slices where their fullest bucket holds at most half
+ * as many as the fullest code slice.
+ * Depth: a value slice may take no bit off the code range, so the root takes them only when the
+ * levels after it take CLQ_GQ_WAYS_LOG2 bits each from the full code width (the spare level,
+ * clq_levels): then clq_ways_log2's bound holds from level 2 on as it does at level 1 without
+ * one. */
+typedef struct clq_slice_local {
+    float value[CLQ_SLICE_SAMPLES];
+    uint by_code[CLQ_GQ_WAYS], by_value[CLQ_GQ_WAYS];
+    float least[CLQ_RL_WG], most[CLQ_RL_WG]; /* each work-item's finite sample values */
+    float vlo, vscale;
+    uint fullest_code, fullest_value;
+} clq_slice_local;
+
+void clq_choose_value_slices(__global const clq_key *keys, __global uint *status, __global clq_seq *root,
+                             __local clq_slice_local *lm)
+{
+    const uint lid = get_local_id(0);
+    const uint n = root->len, ways = 1u << root->ways_log2;
+    for (uint b = lid; b < ways; b += CLQ_RL_WG) {
+        lm->by_code[b] = 0;
+        lm->by_value[b] = 0;
+    }
+    if (lid == 0) {
+        lm->fullest_code = 0;
+        lm->fullest_value = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float least = INFINITY, most = -INFINITY;
+    uint fullest = 0;
+    for (uint i = lid; i < CLQ_SLICE_SAMPLES; i += CLQ_RL_WG) {
+        const clq_code c = clq_to_code(keys[root->start + (uint)(((ulong)i * n + n / 2u) / CLQ_SLICE_SAMPLES)]);
+        const float v = clq_slice_value(c);
+        lm->value[i] = v;
+        if (isfinite(v)) {
+            least = fmin(least, v);
+            most = fmax(most, v);
+        }
+        fullest = max(fullest, atomic_inc(&lm->by_code[clq_bucket_of(c, root->lo, root->shift, ways)]) + 1u);
+    }
+    lm->least[lid] = least;
+    lm->most[lid] = most;
+    atomic_max(&lm->fullest_code, fullest);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        for (uint i = 1; i < CLQ_RL_WG; i++) {
+            least = fmin(least, lm->least[i]);
+            most = fmax(most, lm->most[i]);
+        }
+        lm->vlo = least;
+        lm->vscale = (float)ways / (most - least); /* infinite or NaN where the span is 0 or overflows */
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const float vlo = lm->vlo, vscale = lm->vscale;
+    if (!(isfinite(vscale) && vscale > 0.0f))
+        return; /* the same for every work-item */
+    fullest = 0;
+    for (uint i = lid; i < CLQ_SLICE_SAMPLES; i += CLQ_RL_WG)
+        fullest = max(fullest, atomic_inc(&lm->by_value[clq_value_bucket(lm->value[i], vlo, vscale, ways)]) + 1u);
+    atomic_max(&lm->fullest_value, fullest);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0 && 2u * lm->fullest_value <= lm->fullest_code) {
+        status[CLQ_ST_ROOT_VLO] = as_uint(vlo);
+        status[CLQ_ST_ROOT_VSCALE] = as_uint(vscale);
+        root->by_value = 1;
+    }
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(CLQ_RL_WG, 1, 1)))
 void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
                        __global clq_leaf *leaves, __global uint *status)
 {
     __local uint scan_tmp[2 * CLQ_RL_WG];
     clq_relauncher_body(CLQ_BUFFER_ARGS_AT(status), lists, pool, leaves, status, 0u, 1u, scan_tmp, CLQ_RL_WG);
+#ifdef CLQ_VALUE_SLICES
+    __local clq_slice_local lm;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    /* the root of one sequence (not a segmented sort's), with a level to spare */
+    const uint levels = status[CLQ_ST_MAX_LEVELS];
+    if (status[CLQ_ST_SEGMENTS] == 0 && status[CLQ_ST_CUR_SEQS] == 1u &&
+        CLQ_GQ_WAYS_LOG2 * (levels - min(1u, levels)) >= CLQ_CODE_BITS)
+        clq_choose_value_slices(keys + clq_offset_at(status, CLQ_ST_KEY_OFFSET), status, lists, &lm);
+#endif
 }
 
 #ifdef CLQ_DEVICE_ENQUEUE

@@ -78,8 +78,12 @@ static cl_ulong lq_local_bytes(const clq_tuning *t, unsigned kb)
            64;
 }
 
-/* relauncher_kernel's local memory (relauncher.cl): the scan */
-static cl_ulong rl_local_bytes(const clq_tuning *t) { return 8ull * t->rl_wg + 64; }
+/* relauncher_kernel's local memory (relauncher.cl): the scan; for float and double keys, the
+ * root's sample, its counts per bucket two ways and two floats per work-item */
+static cl_ulong rl_local_bytes(const clq_tuning *t)
+{
+    return 8ull * t->rl_wg + 4ull * CLQ_SLICE_SAMPLES + 8ull * t->gq_ways + 8ull * t->rl_wg + 64;
+}
 
 cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
 {
