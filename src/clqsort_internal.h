@@ -260,6 +260,8 @@ typedef struct clq_plan {
     unsigned code_bits;
     unsigned levels; /* clq_levels: phase-one levels enqueued (host loop) and allowed */
     cl_uint tiles;   /* the tile path's tiles of lq_max keys (path_host_loop.c); 0: phase one */
+    int records;     /* runs the relauncher (phase one, phase two): needs the work lists, bucket
+                      * pool and phase-two list; the tile path and one-group selections do not */
 } clq_plan;
 clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan);
 clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan);

@@ -231,12 +231,14 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
     plan->leaf_cap = (cl_uint)leaf_cap;
     plan->code_bits = code_bits;
     const cl_ulong sorts = !select_in_one_group(plan); /* whose one group needs none of the first five */
+    plan->records = sorts && !plan->tiles;
+    const cl_ulong records = plan->records != 0;
     const struct { cl_mem *buf; size_t *have; cl_ulong bytes; const char *what; } need[SCRATCH_REQUESTS] = {
         {&ctx->scratch, &ctx->scratch_bytes, sorts * n * clq_key_bytes(type), "scratch"},
         {&ctx->scratch_values, &ctx->scratch_values_bytes, sorts * n * value_bytes, "value scratch"},
-        {&ctx->lists, &ctx->lists_bytes, sorts * 2 * seq_cap * CLQ_SEQ_RECORD_BYTES(code_bytes), "work list"},
-        {&ctx->pool, &ctx->pool_bytes, sorts * pool_cap * CLQ_BUCKET_RECORD_BYTES(code_bytes), "bucket pool"},
-        {&ctx->leaves, &ctx->leaves_bytes, sorts * leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes), "phase-two list"},
+        {&ctx->lists, &ctx->lists_bytes, records * 2 * seq_cap * CLQ_SEQ_RECORD_BYTES(code_bytes), "work list"},
+        {&ctx->pool, &ctx->pool_bytes, records * pool_cap * CLQ_BUCKET_RECORD_BYTES(code_bytes), "bucket pool"},
+        {&ctx->leaves, &ctx->leaves_bytes, records * leaf_cap * CLQ_LEAF_RECORD_BYTES(code_bytes), "phase-two list"},
         {&ctx->status, &ctx->status_bytes, CLQ_ST_WORDS * sizeof(cl_uint), "status"},
         {&ctx->windows, &ctx->windows_bytes, (cl_ulong)plan->windows * 2 * sizeof(cl_uint), "segment windows"},
         {&ctx->packed, &ctx->packed_bytes, plan->stable || plan->select ? n * 8 : 0, "packed keys"},
@@ -385,13 +387,16 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     CLQ_TRY(clq_write_status(ctx, plan->slot, nwait, wait));
     /* The kernels leave every bucket record they use cleared, but a sort that failed half-way
      * would not, nor is a new buffer clear: the pool is cleared whole unless the last sort on it
-     * succeeded, which keeps each sort independent without clearing it every time. */
-    if (!ctx->pool_clear && ctx->pool) { /* a one-group partial sort may come first: no pool yet */
-        const cl_uint zero = 0;
-        CLQ_CL(ctx, "bucket pool", clEnqueueFillBuffer,
-               (ctx->queue, ctx->pool, &zero, sizeof zero, 0, ctx->pool_bytes, 0, NULL, NULL));
+     * succeeded, which keeps each sort independent without clearing it every time. A sort that
+     * uses no records leaves the pool as it was. */
+    if (plan->records) {
+        if (!ctx->pool_clear) {
+            const cl_uint zero = 0;
+            CLQ_CL(ctx, "bucket pool", clEnqueueFillBuffer,
+                   (ctx->queue, ctx->pool, &zero, sizeof zero, 0, ctx->pool_bytes, 0, NULL, NULL));
+        }
+        ctx->pool_clear = 0; /* until this sort is enqueued whole */
     }
-    ctx->pool_clear = 0; /* until this sort is enqueued whole */
     if (plan->segments) { /* each window: first short segment (min), last (max) */
         const cl_uint empty[2] = {CL_UINT_MAX, 0};
         CLQ_CL(ctx, "segment windows", clEnqueueFillBuffer,
@@ -658,7 +663,8 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     } else {
         /* every kernel that used a bucket record clears it, so a sort found successful leaves
          * the pool clear; one that is only enqueued is not known to be yet */
-        ctx->pool_clear = !call->enqueue;
+        if (plan->records)
+            ctx->pool_clear = !call->enqueue;
         if (!call->enqueue && (s = clq_collect_all(ctx, 1)) != CLQSORT_SUCCESS)
             (void)clFinish(ctx->queue); /* a failed wait: nothing of the sort may run on after the return */
     }
