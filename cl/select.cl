@@ -231,12 +231,16 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
     if (get_local_id(0) == 0)
         staged = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-#define CLQ_SEL_COUNT_C(c)                                                                         \
+/* Counts composite c if it lies in the level's range, then does THEN(c) with it (keeping it, or
+ * nothing). */
+#define CLQ_SEL_COUNT_THEN(c, THEN)                                                                \
     do {                                                                                           \
-        if (clq_sel_inside((c), base, width))                                                      \
+        if (clq_sel_inside((c), base, width)) {                                                    \
             clq_gq_add(&hist[(uint)(((c) - base) >> shift)], 1u);                                  \
+            THEN(c);                                                                               \
+        }                                                                                          \
     } while (0)
-#define CLQ_SEL_COUNT(code, i) CLQ_SEL_COUNT_C(clq_composite((code), (uint)(i), pbits))
+#define CLQ_SEL_NOTHING(c) ((void)(c))
 /* kept in the group's stage as far as it holds; a group with more makes the keeping fail (below),
  * as the input is then not the one the sample promised */
 #define CLQ_SEL_KEEP(c)                                                                            \
@@ -245,29 +249,26 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
         if (s_ < CLQ_SEL_KEEP_STAGE)                                                               \
             stage[s_] = (c);                                                                       \
     } while (0)
-#define CLQ_SEL_COUNT_KEEP(code, i)                                                                \
+#define CLQ_SEL_COUNT_C(c) CLQ_SEL_COUNT_THEN(c, CLQ_SEL_NOTHING)
+#define CLQ_SEL_COUNT_KEY(code, i, THEN)                                                           \
     do {                                                                                           \
         const ulong c_ = clq_composite((code), (uint)(i), pbits);                                  \
-        if (clq_sel_inside(c_, base, width)) {                                                     \
-            clq_gq_add(&hist[(uint)((c_ - base) >> shift)], 1u);                                   \
-            CLQ_SEL_KEEP(c_);                                                                      \
-        }                                                                                          \
+        CLQ_SEL_COUNT_THEN(c_, THEN);                                                              \
     } while (0)
+#define CLQ_SEL_COUNT(code, i) CLQ_SEL_COUNT_KEY(code, i, CLQ_SEL_NOTHING)
+#define CLQ_SEL_COUNT_KEEP(code, i) CLQ_SEL_COUNT_KEY(code, i, CLQ_SEL_KEEP)
 /* the first level, when its range [0, 2^top) holds whole codes (codes below 2^cs, every
  * position), by the code alone: its top CLQ_SEL_BITS bits below 2^cs */
     const uint cs = top - pbits;
-#define CLQ_SEL_COUNT_FIRST(code, i)                                                               \
-    do {                                                                                           \
-        if (((ulong)(code) >> cs) == 0ul)                                                          \
-            clq_gq_add(&hist[(code) >> (cs - CLQ_SEL_BITS)], 1u);                                  \
-    } while (0)
-#define CLQ_SEL_COUNT_FIRST_KEEP(code, i)                                                          \
+#define CLQ_SEL_COUNT_FIRST_THEN(code, i, THEN)                                                    \
     do {                                                                                           \
         if (((ulong)(code) >> cs) == 0ul) {                                                        \
             clq_gq_add(&hist[(code) >> (cs - CLQ_SEL_BITS)], 1u);                                  \
-            CLQ_SEL_KEEP(clq_composite((code), (uint)(i), pbits));                                 \
+            THEN(clq_composite((code), (uint)(i), pbits));                                         \
         }                                                                                          \
     } while (0)
+#define CLQ_SEL_COUNT_FIRST(code, i) CLQ_SEL_COUNT_FIRST_THEN(code, i, CLQ_SEL_NOTHING)
+#define CLQ_SEL_COUNT_FIRST_KEEP(code, i) CLQ_SEL_COUNT_FIRST_THEN(code, i, CLQ_SEL_KEEP)
     if (kept)
         CLQ_SEL_EACH_KEPT(nkept, CLQ_SEL_COUNT_C);
     else if (keep && top >= pbits + CLQ_SEL_BITS)
