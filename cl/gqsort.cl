@@ -3,7 +3,8 @@
  *
  * A sequence is split around 2^w - 1 pivots at once (w chosen per sequence, 2^w <= CLQ_GQ_WAYS):
  * the pivots are evenly spaced through the sequence's exact code range, so bucket b holds the
- * codes c with (c - lo) >> shift == b. A two-way split would need log2(n / CLQ_LQ_MAX) passes
+ * codes c with (c - lo) >> shift == b (the root of a float or double sort may slice its keys'
+ * values instead: clqsort_common.h, relauncher.cl). A two-way split would need log2(n / CLQ_LQ_MAX) passes
  * over the keys; a 256-way split needs a quarter or less of the bytes moved (see
  * docs/PERFORMANCE.md for the arithmetic).
  *
@@ -26,8 +27,9 @@
  * through atomics on the records.
  *
  * Depth: a child's range is narrower than 2^shift, and shift is the parent's range width in
- * bits minus w, so each level takes w bits off every range; a range with lo == hi is finished.
- * relauncher.cl chooses w so that no input needs more than status[CLQ_ST_MAX_LEVELS] levels.
+ * bits minus w, so each level takes w bits off every range (value slices at the root may take
+ * none); a range with lo == hi is finished. relauncher.cl chooses w, and when the root may take
+ * value slices, so that no input needs more than status[CLQ_ST_MAX_LEVELS] levels.
  */
 
 /* Where a finished bucket goes, decided by the one work-item that owns it (no barrier inside):

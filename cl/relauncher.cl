@@ -24,8 +24,10 @@
  * keys leave children of about CLQ_LQ_MAX / 2 keys. By depth, at least enough bits that what is
  * left of the range fits the levels after this one at CLQ_GQ_WAYS_LOG2 bits each: a range
  * enters level i at most CLQ_GQ_WAYS_LOG2 * (levels - i + 1) bits wide (true at level 1, and
- * kept by every split, as a child's range is narrower than 2^shift), so every range left after
- * level `levels` is a single code and no input needs more levels. */
+ * kept by every split, as a child's range is narrower than 2^shift; a root split into value
+ * slices keeps it because it only does so when the bound holds at level 2 for the full code
+ * width, clq_choose_value_slices), so every range left after level `levels` is a single code
+ * and no input needs more levels. */
 inline uint clq_ways_log2(uint len, clq_code width, uint level, uint levels)
 {
     const uint parts = (len - 1u) / max(CLQ_LQ_MAX / 2u, 1u) + 1u;

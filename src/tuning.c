@@ -165,7 +165,8 @@ unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count)
     unsigned ways_log2 = 0;
     while ((2u << ways_log2) <= t->gq_ways)
         ways_log2++;
-    /* The spare levels let the first split follow the length instead of the depth bound. A
+    /* The spare levels let the first split follow the length instead of the depth bound (or,
+     * for float and double keys, slice the root's values: relauncher.cl). A
      * sort short enough to split into fewer than gq_ways buckets by length is better off with
      * all of them at once: every level it need not enqueue saves two launches. */
     const int spare = (cl_ulong)count / (t->lq_max / 2 ? t->lq_max / 2 : 1) >= t->gq_ways;
