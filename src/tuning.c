@@ -140,6 +140,8 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->lq_max /= 2;
     while (lq_local_bytes(t, kb) > local && t->lq_ways > 2)
         t->lq_ways /= 2;
+    while (rl_local_bytes(t) > local && t->rl_wg > 1) /* the root's sample takes 8 KiB of it */
+        t->rl_wg /= 2;
     if (t->lq_ways < 2)
         t->lq_ways = 2;
     if (t->lq_ways > 4096)
