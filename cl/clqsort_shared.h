@@ -32,7 +32,13 @@
 #define CLQ_ST_TOPK 22         /* input: positions that must come out sorted (COUNT: all of them) */
 #define CLQ_ST_ROOT_VLO 23     /* float and double keys: the root's value slices, when it has them */
 #define CLQ_ST_ROOT_VSCALE 24  /* (as float bits; relauncher.cl: clq_choose_value_slices) */
-#define CLQ_ST_WORDS 25
+#define CLQ_ST_CLEAR 25        /* input: what clear_kernel clears (CLQ_CLEAR_*) */
+#define CLQ_ST_POOL_WORDS 26   /* input, 2 words (low, high): the pool buffer's size in uints */
+#define CLQ_ST_WORDS 28
+
+/* What clear_kernel (cl/segments.cl) clears before a sort, in status[CLQ_ST_CLEAR]. */
+#define CLQ_CLEAR_POOL 1u    /* the whole bucket pool buffer to 0 */
+#define CLQ_CLEAR_WINDOWS 2u /* every segment window to empty: (~0, 0) */
 
 /* Error bits in status[CLQ_ST_ERROR]. */
 #define CLQ_ERR_SEQ_OVERFLOW 1u

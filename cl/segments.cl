@@ -25,6 +25,29 @@ inline uint clq_seg_end(__global const uint *seg_begin, __global const uint *seg
     return end_given ? seg_end[i] : seg_begin[i + 1];
 }
 
+/* Clears what a sort needs clear before it starts (status[CLQ_ST_CLEAR]): the bucket pool, when
+ * the last sort on it did not leave it clear, and a segmented sort's windows. A kernel rather than
+ * clEnqueueFillBuffer so that oclgrind, which does not count a fill as writing, can check phase
+ * one for uninitialized reads. */
+__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
+void clear_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool, __global clq_leaf *leaves,
+                  __global uint *status, __global uint *windows)
+{
+    (void)lists;
+    (void)leaves;
+    const uint what = status[CLQ_ST_CLEAR];
+    const ulong words = what & CLQ_CLEAR_POOL ? clq_offset_at(status, CLQ_ST_POOL_WORDS) : 0ul;
+    const ulong nwin = what & CLQ_CLEAR_WINDOWS ? (ulong)(status[CLQ_ST_COUNT] / CLQ_SEG_HALF + 1u) : 0ul;
+    for (ulong i = get_global_id(0); i < max(words, nwin); i += get_global_size(0)) {
+        if (i < words) /* the whole buffer: a failed sort may have left records past this one's */
+            ((__global uint *)pool)[i] = 0;
+        if (i < nwin) {
+            windows[2 * i] = 0xffffffffu;
+            windows[2 * i + 1] = 0;
+        }
+    }
+}
+
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void segcheck_kernel(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status, __global uint *windows)
 {

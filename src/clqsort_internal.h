@@ -97,11 +97,11 @@ typedef struct clq_tuning {
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
  * arguments differ between launches exist once per value, with those arguments set at build
  * time: a launch then only sets buffer arguments. */
-enum { CLQ_KERNELS = 10, CLQ_SORT_PHASES = 6 };
+enum { CLQ_KERNELS = 11, CLQ_SORT_PHASES = 7 };
 typedef struct clq_kernel_desc {
     const char *name;
-    int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two, 4 segments, 5 tile merge:
-                * the profile's rows */
+    int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two, 4 segments, 5 tile merge,
+                * 6 clear: the profile's rows */
     int work_lists; /* takes the work lists and the bucket pool among its buffers */
     int windows;    /* takes the segment windows after the status words */
     int nscalars;
@@ -134,6 +134,7 @@ typedef struct clq_program {
             cl_kernel segemit;       /* segmented sorts: emit the roots */
             cl_kernel tilesort;      /* the tile path: sort each tile in local memory */
             cl_kernel tilemerge;     /* the tile path: move each key to its place among all tiles */
+            cl_kernel clear;         /* clear the bucket pool and the segment windows */
         };
         cl_kernel all[CLQ_KERNELS]; /* the same, in the order of clq_kernel_table */
     };

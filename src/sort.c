@@ -363,6 +363,14 @@ clqsort_status clq_launch(clqsort_context *ctx, const clq_program *p, cl_kernel 
     return enqueue_kernel(ctx, k, d->name, d->phase, groups, wg);
 }
 
+/* Groups of gq_wg work-items for `items` items taken in turn: one item per work-item, at most the
+ * groups that fill the device. */
+static size_t fill_groups(const clqsort_context *ctx, const clq_tuning *t, size_t items)
+{
+    const size_t groups = (items + t->gq_wg - 1) / t->gq_wg, resident = (size_t)ctx->compute_units * t->groups_per_cu;
+    return groups < resident ? groups : resident;
+}
+
 /* Enqueues the sort's status inputs (after the caller's events), clears the bucket pool if it
  * needs it and the segment windows: nothing the caller owns is touched yet. */
 static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_uint nwait, const cl_event *wait)
@@ -381,6 +389,11 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     st[CLQ_ST_SEG_END_GIVEN] = plan->seg_end != NULL;
     st[CLQ_ST_BAD_SEGMENT] = CL_UINT_MAX;
     st[CLQ_ST_TOPK] = plan->topk;
+    const cl_uint clear = (plan->records && !ctx->pool_clear ? CLQ_CLEAR_POOL : 0u) | (plan->segments ? CLQ_CLEAR_WINDOWS : 0u);
+    st[CLQ_ST_CLEAR] = clear;
+    const cl_ulong pool_words = clear & CLQ_CLEAR_POOL ? ctx->pool_bytes / 4 : 0;
+    st[CLQ_ST_POOL_WORDS] = (cl_uint)pool_words;
+    st[CLQ_ST_POOL_WORDS + 1] = (cl_uint)(pool_words >> 32);
     plan->slot->seq_cap = plan->seq_cap;
     plan->slot->leaf_cap = plan->leaf_cap;
     plan->slot->selecting = plan->select != NULL;
@@ -388,29 +401,17 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     /* The kernels leave every bucket record they use cleared, but a sort that failed half-way
      * would not, nor is a new buffer clear: the pool is cleared whole unless the last sort on it
      * succeeded, which keeps each sort independent without clearing it every time. A sort that
-     * uses no records leaves the pool as it was. */
-    if (plan->records) {
-        if (!ctx->pool_clear) {
-            const cl_uint zero = 0;
-            CLQ_CL(ctx, "bucket pool", clEnqueueFillBuffer,
-                   (ctx->queue, ctx->pool, &zero, sizeof zero, 0, ctx->pool_bytes, 0, NULL, NULL));
-        }
+     * uses no records leaves the pool as it was. A segmented sort's windows (first short
+     * segment: min, last: max) start empty. Both by clear_kernel (cl/segments.cl). */
+    if (clear) {
+        const size_t items = (size_t)pool_words;
+        CLQ_TRY(clq_launch(ctx, plan->prog, plan->prog->clear,
+                           fill_groups(ctx, &plan->prog->tuning, items > plan->windows ? items : plan->windows),
+                           plan->prog->tuning.gq_wg));
+    }
+    if (plan->records)
         ctx->pool_clear = 0; /* until this sort is enqueued whole */
-    }
-    if (plan->segments) { /* each window: first short segment (min), last (max) */
-        const cl_uint empty[2] = {CL_UINT_MAX, 0};
-        CLQ_CL(ctx, "segment windows", clEnqueueFillBuffer,
-               (ctx->queue, ctx->windows, empty, sizeof empty, 0, (size_t)plan->windows * sizeof empty, 0, NULL, NULL));
-    }
     return CLQSORT_SUCCESS;
-}
-
-/* Groups of gq_wg work-items for `items` items taken in turn: one item per work-item, at most the
- * groups that fill the device. */
-static size_t fill_groups(const clqsort_context *ctx, const clq_tuning *t, size_t items)
-{
-    const size_t groups = (items + t->gq_wg - 1) / t->gq_wg, resident = (size_t)ctx->compute_units * t->groups_per_cu;
-    return groups < resident ? groups : resident;
 }
 
 /* Segmented sorts: check every segment, then emit the roots (cl/segments.cl), the groups taking
@@ -437,7 +438,7 @@ static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_s
 {
     static const char *const sort_names[CLQ_SORT_PHASES] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel",
                                                             "lqsort_kernel or tilesort_kernel", "segment kernels",
-                                                            "tilemerge_kernel"};
+                                                            "tilemerge_kernel", "clear_kernel"};
     const char *names[CLQ_PHASES];
     for (int i = 0; i < CLQ_PHASES; i++)
         names[i] = i < CLQ_SORT_PHASES ? sort_names[i] : clq_select_names[i - CLQ_SORT_PHASES];

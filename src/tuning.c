@@ -87,7 +87,7 @@ static cl_ulong rl_local_bytes(const clq_tuning *t)
 
 cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
 {
-    if (phase == 4)
+    if (phase == 4 || phase == 6)
         return 64; /* segments.cl declares no local memory */
     if (phase == 5) /* tilemerge_kernel (tiles.cl): lq_max keys, three words per tile */
         return (cl_ulong)t->lq_max * elem_bytes + 3 * 4 * CLQ_TILES_MAX + 64;
