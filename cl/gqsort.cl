@@ -138,8 +138,8 @@ inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool,
     b.n = min(size, b.len - b.begin);
 #ifdef CLQ_VALUE_SLICES
     b.by_value = b.seq->by_value;
-    b.vlo = as_float(status[CLQ_ST_ROOT_VLO]);
-    b.vscale = as_float(status[CLQ_ST_ROOT_VSCALE]);
+    b.vlo = b.by_value ? as_float(status[CLQ_ST_ROOT_VLO]) : 0.0f; /* no loads for code slices */
+    b.vscale = b.by_value ? as_float(status[CLQ_ST_ROOT_VSCALE]) : 0.0f;
 #else
     (void)status;
 #endif

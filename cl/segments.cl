@@ -25,6 +25,9 @@ inline uint clq_seg_end(__global const uint *seg_begin, __global const uint *seg
     return end_given ? seg_end[i] : seg_begin[i + 1];
 }
 
+/* Windows of CLQ_SEG_HALF positions a segmented sort of status[CLQ_ST_COUNT] keys has. */
+inline uint clq_seg_windows(__global const uint *status) { return status[CLQ_ST_COUNT] / CLQ_SEG_HALF + 1u; }
+
 /* Clears what a sort needs clear before it starts (status[CLQ_ST_CLEAR]): the bucket pool, when
  * the last sort on it did not leave it clear, and a segmented sort's windows. A kernel rather than
  * clEnqueueFillBuffer so that oclgrind, which does not count a fill as writing, can check phase
@@ -37,7 +40,7 @@ void clear_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucke
     (void)leaves;
     const uint what = status[CLQ_ST_CLEAR];
     const ulong words = what & CLQ_CLEAR_POOL ? clq_offset_at(status, CLQ_ST_POOL_WORDS) : 0ul;
-    const ulong nwin = what & CLQ_CLEAR_WINDOWS ? (ulong)(status[CLQ_ST_COUNT] / CLQ_SEG_HALF + 1u) : 0ul;
+    const ulong nwin = what & CLQ_CLEAR_WINDOWS ? (ulong)clq_seg_windows(status) : 0ul;
     for (ulong i = get_global_id(0); i < max(words, nwin); i += get_global_size(0)) {
         if (i < words) /* the whole buffer: a failed sort may have left records past this one's */
             ((__global uint *)pool)[i] = 0;
@@ -82,7 +85,7 @@ void segemit_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_buc
     if (status[CLQ_ST_ERROR])
         return; /* an invalid segment: nothing may move */
     const uint nseg = status[CLQ_ST_SEGMENTS], end_given = status[CLQ_ST_SEG_END_GIVEN];
-    const uint nwin = status[CLQ_ST_COUNT] / CLQ_SEG_HALF + 1u;
+    const uint nwin = clq_seg_windows(status);
     for (ulong i = get_global_id(0); i < max(nseg, nwin); i += get_global_size(0)) {
         const uint s = (uint)i;
         if (s < nseg) {

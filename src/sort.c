@@ -403,12 +403,11 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
      * succeeded, which keeps each sort independent without clearing it every time. A sort that
      * uses no records leaves the pool as it was. A segmented sort's windows (first short
      * segment: min, last: max) start empty. Both by clear_kernel (cl/segments.cl). */
-    if (clear) {
-        const size_t items = (size_t)pool_words;
+    if (clear) /* one work-item per pool word or window */
         CLQ_TRY(clq_launch(ctx, plan->prog, plan->prog->clear,
-                           fill_groups(ctx, &plan->prog->tuning, items > plan->windows ? items : plan->windows),
+                           fill_groups(ctx, &plan->prog->tuning,
+                                       pool_words > plan->windows ? (size_t)pool_words : plan->windows),
                            plan->prog->tuning.gq_wg));
-    }
     if (plan->records)
         ctx->pool_clear = 0; /* until this sort is enqueued whole */
     return CLQSORT_SUCCESS;
