@@ -6,10 +6,13 @@
  * there with an explicit stack of ranges (a record of short segments, segments.cl, starts with one
  * range per segment). A range is split, like a phase-one sequence, into up to
  * CLQ_LQ_WAYS buckets evenly spaced through its code range (about CLQ_LQ_SMALL / 4 keys each):
- * count, scan, scatter into the other local buffer. Then each work-item takes buckets: one of at
- * most CLQ_LQ_SMALL keys it finishes with an insertion sort, one that holds a single code is
- * finished as it is, and a longer one goes on the stack with its bucket's code range. The
- * finished keys of the range are written to the caller's buffer together.
+ * count, scan, scatter into the other local buffer. A bucket that holds a single code is
+ * finished as it is, and one of more than CLQ_LQ_SMALL keys goes on the stack with its bucket's
+ * code range. A short bucket is finished on the way out: each key is written to its rank in the
+ * bucket (the keys smaller than it, and the equal ones before it), one work-item per key, so no
+ * work-item waits on another's bucket (the insertion sort per bucket by one work-item that this
+ * replaced took phase two 0.75 ms instead of 0.62 for 2^26 keys on an H200: docs/PERFORMANCE.md).
+ * A group of one work-item (CPU devices) keeps the insertion sort, which compares fewer pairs.
  *
  * Depth: a bucket's range is at most 2^shift wide, shift being the range's width in bits minus
  * log2(buckets) >= 1, so a range is split at most CLQ_CODE_BITS times. The stack holds disjoint
@@ -39,6 +42,7 @@ typedef struct clq_lq_local {
     uint sp;
 } clq_lq_local;
 
+#if CLQ_LQ_WG == 1
 /* Sorts x[0, n) by code, one work-item. */
 inline void clq_insertion_sort(__local clq_key *x, __local clq_value *xv, uint n)
 {
@@ -57,6 +61,7 @@ inline void clq_insertion_sort(__local clq_key *x, __local clq_value *xv, uint n
         CLQ_IF_PAIRS(xv[j] = v;)
     }
 }
+#endif
 
 /* Splits the range on top of the stack into buckets; finishes the short ones and writes them
  * out, pushes the long ones. Every work-item of the group calls it. */
@@ -121,17 +126,32 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
             } else {
                 atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_STACK); /* cannot happen: see above */
             }
-        } else if (shift > 0) {
+        }
+#if CLQ_LQ_WG == 1
+        else if (shift > 0) {
             clq_insertion_sort(y + first, yv ? yv + first : yv, n);
         }
+#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
         const clq_key k = y[i];
-        const uint b = clq_bucket_of(clq_to_code(k), lo, shift, ways);
-        if (lm->end[b] - lm->begin[b] <= CLQ_LQ_SMALL || shift == 0) {
-            out[s + i] = k;
-            CLQ_IF_PAIRS(vout[s + i] = yv[i];)
+        const clq_code c = clq_to_code(k);
+        const uint b = clq_bucket_of(c, lo, shift, ways), first = lm->begin[b], n = lm->end[b] - first;
+        if (n <= CLQ_LQ_SMALL || shift == 0) {
+            uint at = i;
+#if CLQ_LQ_WG > 1
+            /* its rank in its bucket: smaller keys, and equal ones before it */
+            if (shift > 0) {
+                at = first;
+                for (uint q = first; q < first + n; q++) {
+                    const clq_code d = clq_to_code(y[q]);
+                    at += d < c || (d == c && q < i);
+                }
+            }
+#endif
+            out[s + at] = k;
+            CLQ_IF_PAIRS(vout[s + at] = yv[i];)
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
