@@ -5,6 +5,7 @@
  * no two keys share and whose order is the sort's order with ties in input order. The k
  * smallest composites are the answer, so a radix selection finds a range of composites that
  * holds the k-th one and few others, and only the keys below its end are sorted:
+ *   select_clear_kernel   zeroes the words of `sel` and the k marks after them.
  *   select_sample_kernel  one group, for small k: the first range, [0, 2^top), from a sample of
  *                         the keys (at least k keys lie inside it); else every composite.
  *   select_hist_kernel    one level: the keys inside the range [base, base + 2^width) are
@@ -34,8 +35,8 @@
  *   select_move_kernel    every unmarked position < k holds a key outside the answer: it moves
  *                         into a hole (any hole: each is filled once).
  *   select_place_kernel   writes the answer to [0, k), keys decoded from their composites.
- * All eight kernels take the same arguments, set once per sort (src/sort.c). The words of `sel`
- * are laid out in clqsort_shared.h; the host zeroes them and the marks before the first level.
+ * All nine kernels take the same arguments, set once per sort (src/sort.c). The words of `sel`
+ * are laid out in clqsort_shared.h.
  */
 #if CLQ_CODE_BITS == 32
 
@@ -156,6 +157,25 @@ inline void clq_sel_append(__global ulong *cand, __global uint *status, uint cap
         for (; j_ < (count); j_ += CLQ_GQ_WG)                                                      \
             EACH(j_, LOAD(j_));                                                                    \
     } while (0)
+
+/* The selection's words and marks to 0, before every other kernel of it: a kernel rather than
+ * clEnqueueFillBuffer so that oclgrind, which does not count a fill as writing, can check the
+ * selection for uninitialized reads. */
+__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
+void select_clear_kernel(CLQ_SELECT_PARAMS)
+{
+    (void)keys;
+    (void)vals;
+    (void)cand;
+    (void)status;
+    (void)key_offset;
+    (void)value_offset;
+    (void)n;
+    (void)pbits;
+    (void)cap;
+    for (ulong i = get_global_id(0); i < (ulong)CLQ_SEL_WORDS + k; i += get_global_size(0))
+        sel[i] = 0;
+}
 
 /* Counters per bit length of select_sample_kernel: spread over CLQ_SEL_SPREAD copies, as most
  * samples share a few lengths and one counter each would serialize their atomics. */

@@ -109,6 +109,7 @@ typedef struct clq_kernel_desc {
 } clq_kernel_desc;
 extern const clq_kernel_desc clq_kernel_table[CLQ_KERNELS];
 enum {
+    CLQ_SELECT_CLEAR,
     CLQ_SELECT_SAMPLE,
     CLQ_SELECT_HIST,
     CLQ_SELECT_PICK,

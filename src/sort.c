@@ -559,9 +559,7 @@ static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan 
  * return at once), the gathering. */
 static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan)
 {
-    const cl_uint zero = 0;
-    CLQ_CL(ctx, "selection", clEnqueueFillBuffer,
-           (ctx->queue, ctx->select, &zero, sizeof zero, 0, ((size_t)CLQ_SEL_WORDS + plan->topk) * 4, 0, NULL, NULL));
+    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_CLEAR, (size_t)CLQ_SEL_WORDS + plan->topk));
     if (select_launches(plan, CLQ_SELECT_SAMPLE))
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1));
     for (unsigned level = 0; level < CLQ_SEL_LEVELS(plan->select_pbits); level++) {

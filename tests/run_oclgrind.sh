@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
-# run_oclgrind.sh [--no-uninitialized] OCLGRIND PROGRAM ARGS...: runs PROGRAM under oclgrind,
-# which always checks every memory access against its buffer's bounds, with its API and
-# data-race checks and, unless --no-uninitialized, its uninitialized-value checks. Fails if the
+# run_oclgrind.sh OCLGRIND PROGRAM ARGS...: runs PROGRAM under oclgrind, which always checks
+# every memory access against its buffer's bounds, with its API, data-race and
+# uninitialized-value checks. Fails if the
 # program fails or anything reaches stderr, where oclgrind writes its reports (and the tests
 # their failures).
 # Not --log: oclgrind 21.10 reopens and empties its log file for every context, so a test that
 # takes a new context per case left only its last case's reports there.
 set -u
 checks="--data-races --uninitialized"
-if [ "${1:-}" = "--no-uninitialized" ]; then checks="--data-races"; shift; fi
 oclgrind=$1; shift
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

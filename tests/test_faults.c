@@ -93,7 +93,6 @@ static cl_int typical_error(const char *entry)
         {"clGetKernelWorkGroupInfo", CL_INVALID_KERNEL},
         {"clSetKernelArg", CL_INVALID_MEM_OBJECT},
         {"clEnqueueWriteBuffer", CL_MEM_OBJECT_ALLOCATION_FAILURE},
-        {"clEnqueueFillBuffer", CL_INVALID_COMMAND_QUEUE},
         {"clEnqueueNDRangeKernel", CL_OUT_OF_RESOURCES},
         {"clEnqueueReadBuffer", CL_INVALID_COMMAND_QUEUE},
         {"clGetEventProfilingInfo", CL_INVALID_EVENT},

@@ -28,6 +28,21 @@ static clqsort_context *ctx;
 static cl_context clctx;
 static cl_command_queue queue;
 
+static int tiny; /* --tiny */
+
+/* --tiny (for oclgrind): a new context before each case. oclgrind 21.10 reports kernel-written
+ * scratch as uninitialized once a context has reallocated its scratch buffers (test_sort.c);
+ * pocl runs the reuse case in every suite without --tiny. */
+static void renew_context_if_tiny(void)
+{
+    if (!tiny)
+        return;
+    clqsort_release(ctx);
+    ctx = tu_create_or_die();
+    clctx = clqsort_cl_context(ctx);
+    queue = clqsort_cl_queue(ctx);
+}
+
 static cl_mem buffer(size_t bytes, const void *data, cl_mem_flags flags)
 {
     cl_int err;
@@ -96,6 +111,7 @@ static void sort_shape(const config *c, tu_seg_shape shape, size_t param, size_t
 /* Invalid offsets: refused by the device with the first invalid segment named, nothing moved. */
 static void invalid_segments(int enqueue)
 {
+    renew_context_if_tiny();
     /* segment 0 of the first cases is longer than phase two takes: phase one would move it */
     static const struct {
         const char *what;
@@ -158,6 +174,7 @@ static void invalid_segments(int enqueue)
 /* What the host refuses before anything is enqueued, the keys untouched. */
 static void host_refusals(void)
 {
+    renew_context_if_tiny();
     uint32_t in[64], out[64], offs[3] = {0, 32, 64};
     tu_generate(TU_UNIFORM, in, 64, 5);
     cl_mem k = buffer(sizeof in, in, CL_MEM_READ_WRITE);
@@ -394,7 +411,7 @@ static void trivial_and_release(void)
 
 /* CLQSORT_STABLE: pairs with many equal keys, whole and in segments, both orders, values of both
  * sizes; the input order of equal keys kept, besides order and permutation. */
-static void stable_sorts(int tiny)
+static void stable_sorts(void)
 {
     const size_t n = tiny ? 1200 : 150000;
     static const clqsort_key_type types[] = {CLQSORT_KEY_UINT32, CLQSORT_KEY_FLOAT, CLQSORT_KEY_INT32};
@@ -403,6 +420,7 @@ static void stable_sorts(int tiny)
     for (int t = 0; t < 3; t++)
         for (int desc = 0; desc < 2; desc++)
             for (int seg = 0; seg < 2; seg++) {
+                renew_context_if_tiny();
                 const size_t vb = (t + desc) % 2 ? 8 : 4, w = 4;
                 const clqsort_key_type type = types[t];
                 tu_generate_typed(type, t == 1 ? TU_FEW_16 : TU_MANY_DUPLICATES, in, n, 40 + t);
@@ -438,6 +456,7 @@ static void stable_sorts(int tiny)
                     clReleaseMemObject(eb);
             }
     /* keys alone, enqueued, stable: sorted like any sort */
+    renew_context_if_tiny();
     tu_generate_typed(CLQSORT_KEY_UINT32, TU_FEW_2, in, n, 3);
     cl_mem k = buffer(n * 4, in, CL_MEM_READ_WRITE);
     CHECK(clqsort_enqueue_sort(ctx, k, 0, NULL, 0, n, CLQSORT_KEY_UINT32, 0, CLQSORT_STABLE, 0, NULL, NULL) ==
@@ -491,7 +510,7 @@ static void smallest_to_ends(unsigned char *in, const unsigned char *ref, size_t
 /* Partial sorts: k around every boundary (2048: the selection's sort in one group), for key
  * types of both widths, with and without values; the first k keys exactly the reference's, the
  * whole a permutation of the input. */
-static void partial_sorts(int tiny, const clqsort_info *info)
+static void partial_sorts(const clqsort_info *info)
 {
     const size_t sizes[] = {tiny ? 300 : 3000, tiny ? 1100 : 200003, tiny ? 0 : 300007};
     static const config configs[] = {
@@ -512,6 +531,7 @@ static void partial_sorts(int tiny, const clqsort_info *info)
                 const size_t k = ks[ki];
                 if (k > n)
                     continue;
+                renew_context_if_tiny();
                 const tu_dist d = dists[(ki + c) % 3];
                 tu_generate_typed(cf->type, d, in, n, n + ki);
                 tu_index_values(vin, vb ? vb : 4, n);
@@ -631,6 +651,7 @@ static void host_arrays(size_t n, const clqsort_info *info)
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
         const size_t k = ks[i];
         const unsigned flags = i % 2 ? CLQSORT_STABLE : 0;
+        renew_context_if_tiny();
         memcpy(hk, in, n * 4), memcpy(hv, vin, n * 4);
         clqsort_status s = clqsort_partial_sort_host(ctx, hk, hv, n, CLQSORT_KEY_UINT32, 4, k, flags);
         CHECK(s == CLQSORT_SUCCESS, "partial_sort_host n=%zu k=%zu: %s", n, k, clqsort_last_error(ctx));
@@ -686,7 +707,7 @@ static void host_arrays(size_t n, const clqsort_info *info)
 
 int main(int argc, char **argv)
 {
-    const int tiny = argc > 1 && !strcmp(argv[1], "--tiny");
+    tiny = argc > 1 && !strcmp(argv[1], "--tiny");
     ctx = tu_create_or_die();
     clctx = clqsort_cl_context(ctx);
     queue = clqsort_cl_queue(ctx);
@@ -721,20 +742,15 @@ int main(int argc, char **argv)
         }
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
             const size_t n = tiny ? (shapes[i].n > 1500 ? 1500 : shapes[i].n) : shapes[i].n;
-            if (tiny) { /* a new context per case: see test_sort.c (oclgrind and reallocated scratch) */
-                clqsort_release(ctx);
-                ctx = tu_create_or_die();
-                clctx = clqsort_cl_context(ctx);
-                queue = clqsort_cl_queue(ctx);
-            }
+            renew_context_if_tiny();
             sort_shape(&configs[c], shapes[i].shape, shapes[i].param, n, &info, c * 100 + i);
         }
     }
     if (clqsort_scratch_bytes(ctx, 2, CLQSORT_KEY_UINT64, 0, &(size_t){0}) == CLQSORT_SUCCESS)
-        stable_sorts(tiny);
+        stable_sorts();
     else
         printf("no 64-bit atomics: stable sorts skipped, and said so\n");
-    partial_sorts(tiny, &info);
+    partial_sorts(&info);
     invalid_segments(0);
     invalid_segments(1);
     host_refusals();
