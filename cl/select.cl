@@ -5,7 +5,8 @@
  * no two keys share and whose order is the sort's order with ties in input order. The k
  * smallest composites are the answer, so a radix selection finds a range of composites that
  * holds the k-th one and few others, and only the keys below its end are sorted:
- *   select_clear_kernel   zeroes the words of `sel` and the k marks after them.
+ *   select_clear_kernel   zeroes the words of `sel` and the k marks after them (for small k
+ *                         select_sample_kernel does, one launch fewer).
  *   select_sample_kernel  one group, for small k: the first range, [0, 2^top), from a sample of
  *                         the keys (at least k keys lie inside it); else every composite.
  *   select_hist_kernel    one level: the keys inside the range [base, base + 2^width) are
@@ -158,9 +159,15 @@ inline void clq_sel_append(__global ulong *cand, __global uint *status, uint cap
             EACH(j_, LOAD(j_));                                                                    \
     } while (0)
 
-/* The selection's words and marks to 0, before every other kernel of it: a kernel rather than
- * clEnqueueFillBuffer so that oclgrind, which does not count a fill as writing, can check the
- * selection for uninitialized reads. */
+/* The selection's words and marks to 0, before every other kernel of it (by one group, in
+ * select_sample_kernel, where that runs): a kernel rather than clEnqueueFillBuffer so that
+ * oclgrind, which does not count a fill as writing, can check the selection for uninitialized
+ * reads. */
+#define CLQ_SEL_CLEAR(first, step)                                                                 \
+    do {                                                                                           \
+        for (ulong i_ = (first); i_ < (ulong)CLQ_SEL_WORDS + k; i_ += (step))                      \
+            sel[i_] = 0;                                                                           \
+    } while (0)
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_clear_kernel(CLQ_SELECT_PARAMS)
 {
@@ -173,16 +180,15 @@ void select_clear_kernel(CLQ_SELECT_PARAMS)
     (void)n;
     (void)pbits;
     (void)cap;
-    for (ulong i = get_global_id(0); i < (ulong)CLQ_SEL_WORDS + k; i += get_global_size(0))
-        sel[i] = 0;
+    CLQ_SEL_CLEAR(get_global_id(0), get_global_size(0));
 }
 
 /* Counters per bit length of select_sample_kernel: spread over CLQ_SEL_SPREAD copies, as most
  * samples share a few lengths and one counter each would serialize their atomics. */
 #define CLQ_SEL_SPREAD 16u
 
-/* One group, before the first level, for k <= CLQ_SEL_SAMPLE_MAX_K (the host's choice): the first
- * range is [0, 2^top), top the bit length of the k-th smallest composite among CLQ_SEL_SAMPLES
+/* One group, before the first level, for k <= CLQ_SEL_SAMPLE_MAX_K (the host's choice), in place
+ * of select_clear_kernel: the selection's words and marks to 0, then the first range is [0, 2^top), top the bit length of the k-th smallest composite among CLQ_SEL_SAMPLES
  * keys spread evenly over the input (all of them when there are fewer). The samples are keys,
  * so the range holds at least k composites, and the first level counts only the keys inside it
  * (for uniform keys and k = 16, 1/250 of them). Without it the first range is every composite. */
@@ -200,7 +206,8 @@ void select_sample_kernel(CLQ_SELECT_PARAMS)
     const uint samples = k <= min(n, CLQ_SEL_SAMPLES) ? min(n, CLQ_SEL_SAMPLES) : 0u;
     for (uint b = lid; b < 65u * CLQ_SEL_SPREAD; b += CLQ_GQ_WG)
         lengths[b] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    CLQ_SEL_CLEAR(lid, CLQ_GQ_WG);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* before sel[CLQ_SEL_TOP] is written */
 #define CLQ_SEL_SAMPLE_AT(s) ((uint)(((ulong)(s) * n) / samples)) /* distinct: samples <= n */
 #define CLQ_SEL_LOAD_SAMPLE(s) keys[key_offset + CLQ_SEL_SAMPLE_AT(s)]
 #define CLQ_SEL_TAKE_SAMPLE(s, key)                                                                \

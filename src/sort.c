@@ -507,11 +507,13 @@ static clqsort_status launch_stable(clqsort_context *ctx, const clq_plan *plan, 
 }
 
 /* Whether a selecting partial sort launches kernel i of clq_select_names: the sample for small
- * k, the one-group sort or the placement's three. */
+ * k (which clears the selection too), the clear for larger k, the one-group sort or the
+ * placement's three. */
 static int select_launches(const clq_plan *plan, int i)
 {
-    return i == CLQ_SELECT_SAMPLE ? plan->topk <= CLQ_SEL_SAMPLE_MAX_K
-           : i == CLQ_SELECT_SORT ? select_in_one_group(plan)
+    return i == CLQ_SELECT_SAMPLE  ? plan->topk <= CLQ_SEL_SAMPLE_MAX_K
+           : i == CLQ_SELECT_CLEAR ? plan->topk > CLQ_SEL_SAMPLE_MAX_K
+           : i == CLQ_SELECT_SORT  ? select_in_one_group(plan)
            : i >= CLQ_SELECT_STASH ? !select_in_one_group(plan)
                                    : 1;
 }
@@ -559,9 +561,10 @@ static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan 
  * return at once), the gathering. */
 static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan)
 {
-    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_CLEAR, (size_t)CLQ_SEL_WORDS + plan->topk));
-    if (select_launches(plan, CLQ_SELECT_SAMPLE))
+    if (select_launches(plan, CLQ_SELECT_SAMPLE)) /* it clears them too */
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1));
+    else
+        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_CLEAR, (size_t)CLQ_SEL_WORDS + plan->topk));
     for (unsigned level = 0; level < CLQ_SEL_LEVELS(plan->select_pbits); level++) {
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_HIST, plan->select_count));
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_PICK, 1));
