@@ -159,10 +159,10 @@ inline void clq_sel_append(__global ulong *cand, __global uint *status, uint cap
             EACH(j_, LOAD(j_));                                                                    \
     } while (0)
 
-/* The selection's words and marks to 0, before every other kernel of it (by one group, in
- * select_sample_kernel, where that runs): a kernel rather than clEnqueueFillBuffer so that
- * oclgrind, which does not count a fill as writing, can check the selection for uninitialized
- * reads. */
+/* The selection's words and marks to 0 (sel[0, CLQ_SEL_WORDS + k), the kernel's sel and k),
+ * before every other kernel of it: by select_clear_kernel, or by select_sample_kernel's one group
+ * where that runs. A kernel rather than clEnqueueFillBuffer so that oclgrind, which does not
+ * count a fill as writing, can check the selection for uninitialized reads. */
 #define CLQ_SEL_CLEAR(first, step)                                                                 \
     do {                                                                                           \
         for (ulong i_ = (first); i_ < (ulong)CLQ_SEL_WORDS + k; i_ += (step))                      \
@@ -188,10 +188,11 @@ void select_clear_kernel(CLQ_SELECT_PARAMS)
 #define CLQ_SEL_SPREAD 16u
 
 /* One group, before the first level, for k <= CLQ_SEL_SAMPLE_MAX_K (the host's choice), in place
- * of select_clear_kernel: the selection's words and marks to 0, then the first range is [0, 2^top), top the bit length of the k-th smallest composite among CLQ_SEL_SAMPLES
- * keys spread evenly over the input (all of them when there are fewer). The samples are keys,
- * so the range holds at least k composites, and the first level counts only the keys inside it
- * (for uniform keys and k = 16, 1/250 of them). Without it the first range is every composite. */
+ * of select_clear_kernel: the selection's words and marks to 0, then the first range, [0, 2^top),
+ * top the bit length of the k-th smallest composite among CLQ_SEL_SAMPLES keys spread evenly
+ * over the input (all of them when there are fewer). The samples are keys, so the range holds at
+ * least k composites, and the first level counts only the keys inside it (for uniform keys and
+ * k = 16, 1/250 of them). Without it the first range is every composite. */
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_sample_kernel(CLQ_SELECT_PARAMS)
 {
