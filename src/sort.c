@@ -389,7 +389,8 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     st[CLQ_ST_SEG_END_GIVEN] = plan->seg_end != NULL;
     st[CLQ_ST_BAD_SEGMENT] = CL_UINT_MAX;
     st[CLQ_ST_TOPK] = plan->topk;
-    const cl_uint clear = (plan->records && !ctx->pool_clear ? CLQ_CLEAR_POOL : 0u) | (plan->segments ? CLQ_CLEAR_WINDOWS : 0u);
+    const cl_uint clear =
+        (plan->records && !ctx->pool_clear ? CLQ_CLEAR_POOL : 0u) | (plan->segments ? CLQ_CLEAR_WINDOWS : 0u);
     st[CLQ_ST_CLEAR] = clear;
     const cl_ulong pool_words = clear & CLQ_CLEAR_POOL ? ctx->pool_bytes / 4 : 0;
     st[CLQ_ST_POOL_WORDS] = (cl_uint)pool_words;
