@@ -24,9 +24,9 @@
  * phases split a range into buckets of equal code width (gqsort.cl, lqsort.cl), so each split
  * takes at least one bit off the range and a range with lo == hi is finished. Phase one takes
  * enough bits per level that no input needs more than the levels the host enqueues
- * (status[CLQ_ST_MAX_LEVELS], relauncher.cl). One exception: the root of a float or double sort
- * with a level to spare may split into equal slices of its keys' values instead (below), and
- * the levels after it keep the bound by themselves.
+ * (status[CLQ_ST_MAX_LEVELS], relauncher.cl). One exception: the root of a sort with a level to
+ * spare may split into equal slices of another order-keeping value instead (root slices, below),
+ * and the levels after it keep the bound by themselves.
  */
 
 /* ---- key types and codes ------------------------------------------------------------------ */
@@ -140,20 +140,35 @@ inline uint clq_bucket_of(clq_code c, clq_code lo, uint shift, uint ways)
 }
 inline uint clq_outside(clq_code c, clq_code lo, uint shift, uint ways) { return c < lo || ((c - lo) >> shift) >= ways; }
 
-#if defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)
-/* ---- value slices -------------------------------------------------------------------------
- * Floats spread evenly in value have codes that halve in density with every octave below the
- * largest, so equal slices of the code range come out uneven (a quarter of keys spread over
- * [-2^21, 2^21] share one slice of 256) and take a level more than integers. The root of such
- * a sort may slice the value range instead (relauncher.cl). A bucket must never decrease as the
- * code grows, so the value goes through steps that keep the order: the key's value (a double
- * cut to a float's precision and range: no fp64 needed), NaNs as infinity on the side where
- * they sort (last), negated for descending order; then (v - vlo) * vscale, clamped to the
- * buckets. Rounding in each step can merge neighbours but never swap them. */
-#define CLQ_VALUE_SLICES 1
+/* ---- root slices ----------------------------------------------------------------------------
+ * Equal slices of the code range come out uneven where the codes crowd into part of it, and a
+ * crowded slice takes more levels. Two kinds of input crowd that way:
+ * - floats spread evenly in value: their codes halve in density with every octave below the
+ *   largest, so a quarter of keys spread over [-2^21, 2^21] share one slice of 256;
+ * - integers that crowd towards one end of their range (power laws, sizes, counts): the slice
+ *   at that end holds most keys, and each level takes about as many off as the one before.
+ * The root of a sort with a level to spare may take equal slices of a "slice value" of the code
+ * instead (relauncher.cl: clq_choose_root_slices):
+ *   CLQ_SLICE_VALUE  float and double keys: the key's value (a double cut to a float's precision
+ *                    and range, so no fp64 is needed), NaNs as infinity on the side where they
+ *                    sort (last), negated for descending order;
+ *   CLQ_SLICE_UP     integer keys: the distance of the code above `base` (the root sample's
+ *                    least code) on a log scale: the bits of its float, which are a
+ *                    piecewise-linear log2 of it (0 counts as 0.5, an octave below 1);
+ *   CLQ_SLICE_DOWN   integer keys: minus the same for the distance below `base` (the sample's
+ *                    greatest code).
+ * The bucket is (v - vlo) * vscale, clamped to the buckets. It must never decrease as the code
+ * grows, so every step keeps the order: rounding can merge neighbours but never swap them. */
+#define CLQ_SLICE_CODE 0u /* (c - lo) >> shift: every sequence but such a root */
+#define CLQ_SLICE_VALUE 1u
+#define CLQ_SLICE_UP 2u
+#define CLQ_SLICE_DOWN 3u
 
-inline float clq_slice_value(clq_code c)
+inline float clq_slice_value(clq_code c, uint how, clq_code base)
 {
+#if defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)
+    (void)how;
+    (void)base;
     const clq_code u = CLQ_BITS_OF(clq_from_code(c));
     const clq_code mag = u & ~CLQ_SIGN;
 #if defined(CLQ_KEY_FLOAT)
@@ -168,13 +183,17 @@ inline float clq_slice_value(clq_code c)
     v = -v;
 #endif
     return v;
+#else
+    const clq_code d = how == CLQ_SLICE_UP ? (c > base ? c - base : 0) : (base > c ? base - c : 0);
+    const float v = (float)max(as_uint((float)d), 0x3f000000u); /* the bits of 0.5f */
+    return how == CLQ_SLICE_UP ? v : -v;
+#endif
 }
 
 inline uint clq_value_bucket(float v, float vlo, float vscale, uint ways)
 {
     return (uint)fmin(fmax((v - vlo) * vscale, 0.0f), (float)(ways - 1u));
 }
-#endif
 
 /* ---- atomics on records ------------------------------------------------------------------- */
 
@@ -202,12 +221,12 @@ typedef struct clq_seq {
     uint first_unit;  /* index of its first count unit in the level (count pass) */
     uint bucket_base; /* its 2^ways_log2 bucket records start here in the pool */
     uint ways_log2;
-    uint shift;       /* bucket of code c: (c - lo) >> shift, unless by_value */
+    uint shift;       /* bucket of code c: (c - lo) >> shift, unless slices */
     uint count_done;  /* atomic: tickets of the count pass; the last block emits the children */
     uint sort_done;   /* atomic: tickets of the sort pass; the last block clears the buckets */
     uint stay;        /* set by the count pass: one bucket holds every key, nothing moves */
-    uint by_value;    /* float and double keys, the root only: buckets are equal slices of the
-                       * keys' values (clq_value_bucket), not of their codes */
+    uint slices;      /* CLQ_SLICE_*: the root may take equal slices of its codes' slice values
+                       * (clq_value_bucket) instead of equal slices of its codes */
 } clq_seq;
 
 /* One bucket of a sequence being partitioned. Every field is 0 between levels (the host clears

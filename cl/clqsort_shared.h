@@ -30,11 +30,13 @@
 #define CLQ_ST_BAD_SEGMENT 20  /* the first invalid segment (atomic min; the host writes ~0) */
 #define CLQ_ST_SEG_WHY 21      /* CLQ_SEG_* bits: what the invalid segments break (atomic_or) */
 #define CLQ_ST_TOPK 22         /* input: positions that must come out sorted (COUNT: all of them) */
-#define CLQ_ST_ROOT_VLO 23     /* float and double keys: the root's value slices, when it has them */
-#define CLQ_ST_ROOT_VSCALE 24  /* (as float bits; relauncher.cl: clq_choose_value_slices) */
+#define CLQ_ST_ROOT_VLO 23     /* the root's slices, when it takes them (as float bits; */
+#define CLQ_ST_ROOT_VSCALE 24  /* relauncher.cl: clq_choose_root_slices) */
 #define CLQ_ST_CLEAR 25        /* input: what clear_kernel clears (CLQ_CLEAR_*) */
 #define CLQ_ST_POOL_WORDS 26   /* input, 2 words (low, high): the pool buffer's size in uints */
-#define CLQ_ST_WORDS 28
+#define CLQ_ST_ROOT_BASE 28    /* 2 words (low, high): the code integer root slices start from */
+#define CLQ_ST_ROOT_SLICES 30  /* how the root was split: CLQ_SLICE_* (0: code slices) */
+#define CLQ_ST_WORDS 31
 
 /* What clear_kernel (cl/segments.cl) clears before a sort, in status[CLQ_ST_CLEAR]. */
 #define CLQ_CLEAR_POOL 1u    /* the whole bucket pool buffer to 0 */
@@ -102,8 +104,8 @@
 #define CLQ_SEL_SAMPLES 4096u
 #define CLQ_SEL_SAMPLE_MAX_K 256u
 
-/* Keys the root of a float or double sort reads to choose between slices of its code range and
- * slices of its value range (relauncher.cl: clq_choose_value_slices). */
+/* Keys the root of a sort reads to choose between slices of its code range and root slices
+ * (relauncher.cl: clq_choose_root_slices). */
 #define CLQ_SLICE_SAMPLES 2048u
 
 /* The most tiles a sort on the tile path has (cl/tiles.cl): the merge keeps three words per

@@ -3,10 +3,10 @@
  *
  * A sequence is split around 2^w - 1 pivots at once (w chosen per sequence, 2^w <= CLQ_GQ_WAYS):
  * the pivots are evenly spaced through the sequence's exact code range, so bucket b holds the
- * codes c with (c - lo) >> shift == b (the root of a float or double sort may slice its keys'
- * values instead: clqsort_common.h, relauncher.cl). A two-way split would need log2(n / CLQ_LQ_MAX) passes
- * over the keys; a 256-way split needs a quarter or less of the bytes moved (see
- * docs/PERFORMANCE.md for the arithmetic).
+ * codes c with (c - lo) >> shift == b (the root may take equal slices of another order-keeping
+ * value instead: root slices, clqsort_common.h and relauncher.cl). A two-way split would need
+ * log2(n / CLQ_LQ_MAX) passes over the keys; a 256-way split needs a quarter or less of the
+ * bytes moved (see docs/PERFORMANCE.md for the arithmetic).
  *
  * A level is two launches over the sequences' keys (a group takes pieces in turn, so the host
  * can launch a fixed grid):
@@ -27,9 +27,9 @@
  * through atomics on the records.
  *
  * Depth: a child's range is narrower than 2^shift, and shift is the parent's range width in
- * bits minus w, so each level takes w bits off every range (value slices at the root may take
- * none); a range with lo == hi is finished. relauncher.cl chooses w, and when the root may take
- * value slices, so that no input needs more than status[CLQ_ST_MAX_LEVELS] levels.
+ * bits minus w, so each level takes w bits off every range (root slices may take none); a range
+ * with lo == hi is finished. relauncher.cl chooses w, and when the root may take root slices, so
+ * that no input needs more than status[CLQ_ST_MAX_LEVELS] levels.
  */
 
 /* Where a finished bucket goes, decided by the one work-item that owns it (no barrier inside):
@@ -114,10 +114,9 @@ typedef struct clq_block {
     clq_code lo;
     uint shift, ways, start, len, in_scratch;
     uint begin, n; /* the block: keys [begin, begin + n) of the sequence */
-#ifdef CLQ_VALUE_SLICES
-    uint by_value;
-    float vlo, vscale; /* the root's value slices (clqsort_common.h) */
-#endif
+    uint slices; /* CLQ_SLICE_*, and for the root's slices: */
+    clq_code base;
+    float vlo, vscale;
 } clq_block;
 
 /* Block `blk` of the sort pass, or count unit `blk` of the count pass. */
@@ -136,23 +135,23 @@ inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool,
     b.in_scratch = b.seq->in_scratch;
     b.begin = (blk - (count_pass ? b.seq->first_unit : b.seq->first_block)) * size;
     b.n = min(size, b.len - b.begin);
-#ifdef CLQ_VALUE_SLICES
-    b.by_value = b.seq->by_value;
-    b.vlo = b.by_value ? as_float(status[CLQ_ST_ROOT_VLO]) : 0.0f; /* no loads for code slices */
-    b.vscale = b.by_value ? as_float(status[CLQ_ST_ROOT_VSCALE]) : 0.0f;
-#else
-    (void)status;
-#endif
+    b.slices = b.seq->slices;
+    if (b.slices != CLQ_SLICE_CODE) { /* the root only: no loads elsewhere */
+        b.base = (clq_code)clq_offset_at(status, CLQ_ST_ROOT_BASE);
+        b.vlo = as_float(status[CLQ_ST_ROOT_VLO]);
+        b.vscale = as_float(status[CLQ_ST_ROOT_VSCALE]);
+    } else {
+        b.base = 0;
+        b.vlo = b.vscale = 0.0f;
+    }
     return b;
 }
 
 /* Bucket of code c in the block's sequence. */
 inline uint clq_bucket_in(const clq_block *b, clq_code c)
 {
-#ifdef CLQ_VALUE_SLICES
-    if (b->by_value)
-        return clq_value_bucket(clq_slice_value(c), b->vlo, b->vscale, b->ways);
-#endif
+    if (b->slices != CLQ_SLICE_CODE)
+        return clq_value_bucket(clq_slice_value(c, b->slices, b->base), b->vlo, b->vscale, b->ways);
     return clq_bucket_of(c, b->lo, b->shift, b->ways);
 }
 
@@ -321,7 +320,7 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
             if (j < blk.n) {
                 const clq_code c = clq_to_code(src[j]);
                 const uint b = clq_bucket_in(&blk, c);
-                outside |= clq_outside(c, blk.lo, blk.shift, blk.ways); /* value slices: the root's full range */
+                outside |= clq_outside(c, blk.lo, blk.shift, blk.ways); /* root slices: the root's full range */
                 if (b != run_b && run_n) {
                     clq_count_run(lm, run_b, run_n, run_min, run_max);
                     run_n = 0;

@@ -24,9 +24,9 @@
  * keys leave children of about CLQ_LQ_MAX / 2 keys. By depth, at least enough bits that what is
  * left of the range fits the levels after this one at CLQ_GQ_WAYS_LOG2 bits each: a range
  * enters level i at most CLQ_GQ_WAYS_LOG2 * (levels - i + 1) bits wide (true at level 1, and
- * kept by every split, as a child's range is narrower than 2^shift; a root split into value
+ * kept by every split, as a child's range is narrower than 2^shift; a root split into root
  * slices keeps it because it only does so when the bound holds at level 2 for the full code
- * width, clq_choose_value_slices), so every range left after level `levels` is a single code
+ * width, clq_choose_root_slices), so every range left after level `levels` is a single code
  * and no input needs more levels. */
 inline uint clq_ways_log2(uint len, clq_code width, uint level, uint levels)
 {
@@ -86,7 +86,7 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
             seq->count_done = 0;
             seq->sort_done = 0;
             seq->stay = 0;
-            seq->by_value = 0;
+            seq->slices = CLQ_SLICE_CODE;
         }
         blocks += total_blocks;
         units += total_units;
@@ -113,78 +113,123 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
     }
 }
 
-#ifdef CLQ_VALUE_SLICES
-/* Code slices or value slices for the root of a float or double sort (clqsort_common.h), run
- * by the whole group once the body has prepared the root. It reads CLQ_SLICE_SAMPLES keys
- * spread evenly over the root, counts them per bucket both ways (value slices spanning the
- * sample's finite values), and takes value slices where their fullest bucket holds at most half
- * as many as the fullest code slice.
- * Depth: a value slice may take no bit off the code range, so the root takes them only when the
+/* Code slices or root slices (clqsort_common.h) for the root of a sort, run by the whole group
+ * once the body has prepared the root. It reads CLQ_SLICE_SAMPLES codes spread evenly over the
+ * root and counts them per bucket for code slices and for each kind of root slice the key type
+ * has (CLQ_SLICE_VALUE for float and double keys, CLQ_SLICE_UP and CLQ_SLICE_DOWN for integer
+ * keys), each kind spanning the sample's finite slice values. It takes the kind whose fullest
+ * bucket holds the fewest samples, if that is at most half as many as the fullest code slice.
+ * Depth: a root slice may take no bit off the code range, so the root takes them only when the
  * levels after it take CLQ_GQ_WAYS_LOG2 bits each from the full code width (the spare level,
  * clq_levels): then clq_ways_log2's bound holds from level 2 on as it does at level 1 without
  * one. */
+#if defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)
+#define CLQ_SLICE_FIRST CLQ_SLICE_VALUE
+#define CLQ_SLICE_LAST CLQ_SLICE_VALUE
+#else
+#define CLQ_SLICE_FIRST CLQ_SLICE_UP
+#define CLQ_SLICE_LAST CLQ_SLICE_DOWN
+#endif
+
+#define CLQ_SLICE_PER_ITEM ((CLQ_SLICE_SAMPLES + CLQ_RL_WG - 1u) / CLQ_RL_WG) /* codes in registers */
+
 typedef struct clq_slice_local {
-    float value[CLQ_SLICE_SAMPLES];
-    uint by_code[CLQ_GQ_WAYS], by_value[CLQ_GQ_WAYS];
-    float least[CLQ_RL_WG], most[CLQ_RL_WG]; /* each work-item's finite sample values */
+    uint by_code[CLQ_GQ_WAYS], by_slice[CLQ_GQ_WAYS];
+    float least[CLQ_RL_WG], most[CLQ_RL_WG]; /* each work-item's finite slice values */
+    clq_code not_least, most_code;           /* the sample's least code (as a max of ~code) and greatest */
     float vlo, vscale;
-    uint fullest_code, fullest_value;
+    uint fullest_code, fullest_slice;
 } clq_slice_local;
 
-void clq_choose_value_slices(__global const clq_key *keys, __global uint *status, __global clq_seq *root,
-                             __local clq_slice_local *lm)
+void clq_choose_root_slices(__global const clq_key *keys, __global uint *status, __global clq_seq *root,
+                            __local clq_slice_local *lm)
 {
     const uint lid = get_local_id(0);
     const uint n = root->len, ways = 1u << root->ways_log2;
-    for (uint b = lid; b < ways; b += CLQ_RL_WG) {
-        lm->by_code[b] = 0;
-        lm->by_value[b] = 0;
+    /* every load first, so that they are in flight together: sample i is key (i + 1/2) n / samples */
+    clq_code code[CLQ_SLICE_PER_ITEM];
+    for (uint k = 0; k < CLQ_SLICE_PER_ITEM; k++) {
+        const uint i = min(k * CLQ_RL_WG + lid, CLQ_SLICE_SAMPLES - 1u); /* a repeat counts as a sample */
+        code[k] = clq_to_code(keys[root->start + (uint)(((ulong)i * n + n / 2u) / CLQ_SLICE_SAMPLES)]);
     }
+    for (uint b = lid; b < ways; b += CLQ_RL_WG)
+        lm->by_code[b] = 0;
     if (lid == 0) {
         lm->fullest_code = 0;
-        lm->fullest_value = 0;
+        lm->not_least = 0;
+        lm->most_code = 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    float least = INFINITY, most = -INFINITY;
     uint fullest = 0;
-    for (uint i = lid; i < CLQ_SLICE_SAMPLES; i += CLQ_RL_WG) {
-        const clq_code c = clq_to_code(keys[root->start + (uint)(((ulong)i * n + n / 2u) / CLQ_SLICE_SAMPLES)]);
-        const float v = clq_slice_value(c);
-        lm->value[i] = v;
-        if (isfinite(v)) {
-            least = fmin(least, v);
-            most = fmax(most, v);
-        }
-        fullest = max(fullest, atomic_inc(&lm->by_code[clq_bucket_of(c, root->lo, root->shift, ways)]) + 1u);
+    clq_code least_code = CLQ_CODE_MAX, most_code = 0;
+    for (uint k = 0; k < CLQ_SLICE_PER_ITEM; k++) {
+        least_code = min(least_code, code[k]);
+        most_code = max(most_code, code[k]);
+        fullest = max(fullest, atomic_inc(&lm->by_code[clq_bucket_of(code[k], root->lo, root->shift, ways)]) + 1u);
     }
-    lm->least[lid] = least;
-    lm->most[lid] = most;
     atomic_max(&lm->fullest_code, fullest);
+    clq_atomic_max_local(&lm->not_least, ~least_code);
+    clq_atomic_max_local(&lm->most_code, most_code);
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) {
-        for (uint i = 1; i < CLQ_RL_WG; i++) {
-            least = fmin(least, lm->least[i]);
-            most = fmax(most, lm->most[i]);
+
+    /* the same in every work-item: what the kinds so far chose, and what a later one must beat */
+    uint chosen = CLQ_SLICE_CODE, limit = lm->fullest_code / 2u;
+    clq_code chosen_base = 0;
+    float chosen_vlo = 0.0f, chosen_vscale = 0.0f;
+    for (uint how = CLQ_SLICE_FIRST; how <= CLQ_SLICE_LAST; how++) {
+        const clq_code base = how == CLQ_SLICE_DOWN ? lm->most_code : ~lm->not_least;
+        float least = INFINITY, most = -INFINITY;
+        for (uint k = 0; k < CLQ_SLICE_PER_ITEM; k++) {
+            const float v = clq_slice_value(code[k], how, base);
+            if (isfinite(v)) {
+                least = fmin(least, v);
+                most = fmax(most, v);
+            }
         }
-        lm->vlo = least;
-        lm->vscale = (float)ways / (most - least); /* infinite or NaN where the span is 0 or overflows */
+        lm->least[lid] = least;
+        lm->most[lid] = most;
+        for (uint b = lid; b < ways; b += CLQ_RL_WG)
+            lm->by_slice[b] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            for (uint i = 1; i < CLQ_RL_WG; i++) {
+                least = fmin(least, lm->least[i]);
+                most = fmax(most, lm->most[i]);
+            }
+            lm->vlo = least;
+            lm->vscale = (float)ways / (most - least); /* infinite or NaN where the span is 0 or overflows */
+            lm->fullest_slice = 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const float vlo = lm->vlo, vscale = lm->vscale;
+        const int usable = isfinite(vscale) && vscale > 0.0f; /* the same for every work-item */
+        if (usable) {
+            fullest = 0;
+            for (uint k = 0; k < CLQ_SLICE_PER_ITEM; k++) {
+                const uint b = clq_value_bucket(clq_slice_value(code[k], how, base), vlo, vscale, ways);
+                fullest = max(fullest, atomic_inc(&lm->by_slice[b]) + 1u);
+            }
+            atomic_max(&lm->fullest_slice, fullest);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (usable && lm->fullest_slice <= limit) {
+            chosen = how;
+            limit = lm->fullest_slice - 1u; /* a later kind must hold fewer */
+            chosen_base = base;
+            chosen_vlo = vlo;
+            chosen_vscale = vscale;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* every work-item has read the words the next kind resets */
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const float vlo = lm->vlo, vscale = lm->vscale;
-    if (!(isfinite(vscale) && vscale > 0.0f))
-        return; /* the same for every work-item */
-    fullest = 0;
-    for (uint i = lid; i < CLQ_SLICE_SAMPLES; i += CLQ_RL_WG)
-        fullest = max(fullest, atomic_inc(&lm->by_value[clq_value_bucket(lm->value[i], vlo, vscale, ways)]) + 1u);
-    atomic_max(&lm->fullest_value, fullest);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0 && 2u * lm->fullest_value <= lm->fullest_code) {
-        status[CLQ_ST_ROOT_VLO] = as_uint(vlo);
-        status[CLQ_ST_ROOT_VSCALE] = as_uint(vscale);
-        root->by_value = 1;
+    if (lid == 0 && chosen != CLQ_SLICE_CODE) {
+        status[CLQ_ST_ROOT_VLO] = as_uint(chosen_vlo);
+        status[CLQ_ST_ROOT_VSCALE] = as_uint(chosen_vscale);
+        status[CLQ_ST_ROOT_BASE] = (uint)chosen_base;
+        status[CLQ_ST_ROOT_BASE + 1] = (uint)((ulong)chosen_base >> 32);
+        status[CLQ_ST_ROOT_SLICES] = chosen;
+        root->slices = chosen;
     }
 }
-#endif
 
 __kernel __attribute__((reqd_work_group_size(CLQ_RL_WG, 1, 1)))
 void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
@@ -192,15 +237,13 @@ void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_
 {
     __local uint scan_tmp[2 * CLQ_RL_WG];
     clq_relauncher_body(CLQ_BUFFER_ARGS_AT(status), lists, pool, leaves, status, 0u, 1u, scan_tmp, CLQ_RL_WG);
-#ifdef CLQ_VALUE_SLICES
     __local clq_slice_local lm;
     barrier(CLK_GLOBAL_MEM_FENCE);
     /* the root of one sequence (not a segmented sort's), with a level to spare */
     const uint levels = status[CLQ_ST_MAX_LEVELS];
     if (status[CLQ_ST_SEGMENTS] == 0 && status[CLQ_ST_CUR_SEQS] == 1u &&
         CLQ_GQ_WAYS_LOG2 * (levels - min(1u, levels)) >= CLQ_CODE_BITS)
-        clq_choose_value_slices(keys + clq_offset_at(status, CLQ_ST_KEY_OFFSET), status, lists, &lm);
-#endif
+        clq_choose_root_slices(keys + clq_offset_at(status, CLQ_ST_KEY_OFFSET), status, lists, &lm);
 }
 
 #ifdef CLQ_DEVICE_ENQUEUE

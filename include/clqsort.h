@@ -185,6 +185,10 @@ typedef struct clqsort_stats {
                                    (the tile path, README.md: its tiles) */
     unsigned selected_keys;     /* a partial sort that selected candidates first: how many it
                                    sorted (0: it partitioned all of the keys) */
+    unsigned root_slices;       /* how the first phase-one level split the keys (README.md,
+                                   "Depth"): 0 equal slices of the code range; 1 equal slices of
+                                   the values (float, double); 2 or 3 equal slices of the log of
+                                   the distance from the least or greatest sampled key (integers) */
 } clqsort_stats;
 
 /* Sets every field of *options to its initial value (see clqsort_options). */

@@ -158,6 +158,7 @@ static clqsort_status collect(clqsort_context *ctx, clq_pending *slot, char *msg
     slot->stats.phase_one_levels = slot->out[CLQ_ST_LEVELS];
     slot->stats.phase_two_records = slot->out[CLQ_ST_LEAVES];
     slot->stats.selected_keys = slot->selecting ? slot->out[CLQ_ST_COUNT] : 0;
+    slot->stats.root_slices = slot->out[CLQ_ST_ROOT_SLICES];
     slot->stats.kernel_launches += slot->out[CLQ_ST_LAUNCHES];
     ctx->last_stats = slot->stats;
     return CLQSORT_SUCCESS;

@@ -78,11 +78,11 @@ static cl_ulong lq_local_bytes(const clq_tuning *t, unsigned kb)
            64;
 }
 
-/* relauncher_kernel's local memory (relauncher.cl): the scan; for float and double keys, the
- * root's sample, its counts per bucket two ways and two floats per work-item */
+/* relauncher_kernel's local memory (relauncher.cl): the scan; for the root's slices, its
+ * sample's counts per bucket two ways and two floats per work-item */
 static cl_ulong rl_local_bytes(const clq_tuning *t)
 {
-    return 8ull * t->rl_wg + 4ull * CLQ_SLICE_SAMPLES + 8ull * t->gq_ways + 8ull * t->rl_wg + 64;
+    return 8ull * t->rl_wg + 8ull * t->gq_ways + 8ull * t->rl_wg + 64;
 }
 
 cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
@@ -140,7 +140,7 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->lq_max /= 2;
     while (lq_local_bytes(t, kb) > local && t->lq_ways > 2)
         t->lq_ways /= 2;
-    while (rl_local_bytes(t) > local && t->rl_wg > 1) /* the root's sample takes 8 KiB of it */
+    while (rl_local_bytes(t) > local && t->rl_wg > 1)
         t->rl_wg /= 2;
     if (t->lq_ways < 2)
         t->lq_ways = 2;
@@ -167,10 +167,10 @@ unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count)
     unsigned ways_log2 = 0;
     while ((2u << ways_log2) <= t->gq_ways)
         ways_log2++;
-    /* The spare levels let the first split follow the length instead of the depth bound (or,
-     * for float and double keys, slice the root's values: relauncher.cl). A
-     * sort short enough to split into fewer than gq_ways buckets by length is better off with
-     * all of them at once: every level it need not enqueue saves two launches. */
+    /* The spare levels let the first split follow the length instead of the depth bound (or
+     * take root slices: relauncher.cl). A sort short enough to split into fewer than gq_ways
+     * buckets by length is better off with all of them at once: every level it need not
+     * enqueue saves two launches. */
     const int spare = (cl_ulong)count / (t->lq_max / 2 ? t->lq_max / 2 : 1) >= t->gq_ways;
     return (code_bits + ways_log2 - 1) / ways_log2 + (spare ? t->extra_levels : 0u);
 }

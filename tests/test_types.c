@@ -115,6 +115,77 @@ static void check_pairs_refusals(clqsort_context *ctx)
     clReleaseMemObject(vb);
 }
 
+/* Root slices (README.md, "Depth"): inputs that crowd towards one end of the code range, long
+ * enough for the root to have its spare level and not to take the tile path, must come out in
+ * order and show the kind of slices the root took (clqsort_stats.root_slices): integers spread
+ * evenly on a log scale above their type's least key take slices of the log of the distance
+ * from the least sampled key (2), or from the greatest for descending order (3); floats spread
+ * evenly in [0, 1) take value slices (1); uniform integers keep code slices (0). The expected
+ * kind is not checked under a tuning that sets extra_levels (none spare: code slices only). */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void check_root_slices(clqsort_context *ctx, const clqsort_info *info)
+{
+    size_t n = (size_t)info->gqsort_ways * info->lqsort_max;
+    if (n < 65536)
+        n = 65536;
+    const char *tuning = getenv("CLQSORT_TUNING");
+    const int spare = !(tuning && strstr(tuning, "extra_levels"));
+    unsigned char *in = malloc(n * 8), *out = malloc(n * 8);
+    char why[256];
+    for (int t = 0; t <= 6; t++) {
+        const int uniform = t == 6; /* a last case: uniform uint32 keys */
+        const clqsort_key_type type = uniform ? CLQSORT_KEY_UINT32 : (clqsort_key_type)t;
+        const size_t w = tu_width_of(type);
+        const int is_float = type == CLQSORT_KEY_FLOAT || type == CLQSORT_KEY_DOUBLE;
+        const int is_signed = type == CLQSORT_KEY_INT32 || type == CLQSORT_KEY_INT64;
+        uint64_t state = 42 + (uint64_t)t;
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t r = next_random(&state);
+            const double u = (double)(r >> 11) / 9007199254740992.0; /* [0, 1) */
+            uint64_t bits;
+            if (type == CLQSORT_KEY_FLOAT) {
+                const float f = (float)u;
+                uint32_t b32;
+                memcpy(&b32, &f, 4);
+                bits = b32;
+            } else if (type == CLQSORT_KEY_DOUBLE) {
+                memcpy(&bits, &u, 8);
+            } else if (uniform) {
+                bits = r;
+            } else { /* distance 2^(width * u) - 1 from the least key */
+                const double x = exp2(u * 8.0 * (double)w) - 1.0;
+                bits = x >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)x;
+                if (is_signed)
+                    bits ^= 1ull << (8 * w - 1); /* the least int plus the distance */
+            }
+            memcpy(in + i * w, &bits, w); /* little-endian: the low bytes */
+        }
+        for (int desc = 0; desc < 2 && !(uniform && desc); desc++) {
+            memcpy(out, in, n * w);
+            const clqsort_status s = clqsort_sort_host(ctx, out, n, type, desc ? CLQSORT_DESCENDING : 0);
+            if (s == CLQSORT_ERROR_UNSUPPORTED_TYPE && w == 8)
+                continue; /* no 64-bit atomics: the edge-value section above checked the refusal */
+            CHECK(s == CLQSORT_SUCCESS, "root slices %s n=%zu: %s", tu_type_names[type], n, clqsort_last_error(ctx));
+            CHECK(tu_verify_typed(type, desc, in, out, n, why, sizeof why), "root slices %s %s%s n=%zu: %s",
+                  tu_type_names[type], uniform ? "uniform " : "", desc ? "descending" : "ascending", n, why);
+            clqsort_stats st;
+            clqsort_get_stats(ctx, &st);
+            const unsigned want = !spare || uniform ? 0u : is_float ? 1u : desc ? 3u : 2u;
+            CHECK(st.root_slices == want, "root slices %s %s%s n=%zu: kind %u, expected %u", tu_type_names[type],
+                  uniform ? "uniform " : "", desc ? "descending" : "ascending", n, st.root_slices, want);
+        }
+    }
+    free(in);
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     (void)argv;
@@ -184,6 +255,9 @@ int main(int argc, char **argv)
         }
     }
     check_pairs_refusals(ctx);
+    clqsort_info info;
+    clqsort_get_info(ctx, &info);
+    check_root_slices(ctx, &info);
 
     /* host-array errors */
     CHECK(clqsort_sort_host(ctx, NULL, 10, CLQSORT_KEY_UINT32, 0) == CLQSORT_ERROR_NULL_BUFFER, "NULL host array");
