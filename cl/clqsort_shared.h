@@ -121,6 +121,8 @@
 #define CLQ_LEAF_IN_SCRATCH 1u /* the keys are in the scratch buffer, not the caller's */
 #define CLQ_LEAF_FILL 2u       /* every key of the range equals `lo`: write it, read nothing */
 #define CLQ_LEAF_COPY 8u       /* partial sorts: keys past the sorted part, copied back from scratch */
+#define CLQ_LEAF_COUNT 16u     /* keys alone, codes lo .. hi (fewer than lq_ways of them) and up to
+                                * 4 lq_max keys: counted per code and written from the codes */
 #define CLQ_LEAF_SEGMENTS 4u   /* segments lo .. hi (indices), each at most CLQ_LQ_MAX / 2 keys,
                                   sorted apart; the record's range runs from the first's begin
                                   to the last's end */

@@ -32,13 +32,31 @@
  * that no input needs more than status[CLQ_ST_MAX_LEVELS] levels.
  */
 
+/* Keys alone: a range of fewer than CLQ_LQ_WAYS codes and at most CLQ_LQ_COUNT_MAX keys becomes
+ * one phase-two count record (lqsort.cl: clq_lq_count) instead of a sequence of the next level,
+ * which would split it into single codes with two passes over its keys and leave phase two
+ * their records too. */
+#define CLQ_LQ_COUNT_MAX (4u * CLQ_LQ_MAX)
+inline int clq_countable(clq_code lo, clq_code hi, uint len)
+{
+#ifdef CLQ_PAIRS
+    (void)lo;
+    (void)hi;
+    (void)len;
+    return 0;
+#else
+    return hi - lo < (clq_code)CLQ_LQ_WAYS && len <= CLQ_LQ_COUNT_MAX;
+#endif
+}
+
 /* Where a finished bucket goes, decided by the one work-item that owns it (no barrier inside):
  * dropped if empty or if its equal keys already lie in the caller's buffer; in a partial sort,
  * a bucket that starts at or past status[CLQ_ST_TOPK] is dropped too, or, if its keys are in
  * scratch, becomes copy records of CLQ_FILL_CHUNK keys: only buckets that reach into the first
  * status[CLQ_ST_TOPK] positions are refined further; runs of equal keys
  * become phase-two fill records of CLQ_FILL_CHUNK keys; a short range becomes one phase-two
- * sort record; a long one a sequence of the next work list. */
+ * sort record; a long one a sequence of the next work list, unless it spans so few codes that
+ * phase two counts it (keys alone: clq_countable). */
 void clq_emit_child(__global clq_seq *next, __global clq_leaf *leaves, __global uint *status, uint start, uint len,
                     clq_code lo, clq_code hi, uint in_scratch)
 {
@@ -47,7 +65,7 @@ void clq_emit_child(__global clq_seq *next, __global clq_leaf *leaves, __global 
     const uint copy = start >= status[CLQ_ST_TOPK]; /* past the part a partial sort orders */
     if (copy && !in_scratch)
         return; /* in the caller's buffer already, in no promised order */
-    if (lo != hi && len > CLQ_LQ_MAX && !copy) {
+    if (lo != hi && len > CLQ_LQ_MAX && !copy && !clq_countable(lo, hi, len)) {
         const uint i = atomic_inc(&status[CLQ_ST_NEXT_SEQS]);
         if (i < status[CLQ_ST_SEQ_CAP]) {
             next[i].lo = lo;
@@ -73,7 +91,8 @@ void clq_emit_child(__global clq_seq *next, __global clq_leaf *leaves, __global 
         leaf->hi = hi;
         leaf->start = start + offset;
         leaf->len = lo == hi || copy ? min((uint)CLQ_FILL_CHUNK, len - offset) : len;
-        leaf->flags = (copy ? CLQ_LEAF_COPY : lo == hi ? CLQ_LEAF_FILL : 0u) | (in_scratch ? CLQ_LEAF_IN_SCRATCH : 0u);
+        leaf->flags = (copy ? CLQ_LEAF_COPY : lo == hi ? CLQ_LEAF_FILL : len > CLQ_LQ_MAX ? CLQ_LEAF_COUNT : 0u) |
+                      (in_scratch ? CLQ_LEAF_IN_SCRATCH : 0u);
     }
 }
 

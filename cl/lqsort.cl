@@ -2,7 +2,8 @@
  * lqsort.cl - phase two of GPU-Quicksort: one work-group finishes each short sequence.
  *
  * The groups take phase-two records in turn. A fill record is a run of equal keys: the group
- * writes the key. A sort record (at most CLQ_LQ_MAX keys) is loaded into local memory and sorted
+ * writes the key. A count record (keys alone) spans fewer than CLQ_LQ_WAYS codes: the group
+ * counts each code and writes the keys from the counts. A sort record (at most CLQ_LQ_MAX keys) is loaded into local memory and sorted
  * there with an explicit stack of ranges (a record of short segments, segments.cl, starts with one
  * range per segment). A range is split, like a phase-one sequence, into up to
  * CLQ_LQ_WAYS buckets evenly spaced through its code range (about CLQ_LQ_SMALL / 4 keys each):
@@ -231,6 +232,43 @@ void clq_lq_segments(__global clq_key *out, __global clq_value *vout, __global c
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+#ifndef CLQ_PAIRS
+/* A count record (gqsort.cl: clq_countable): keys alone, up to CLQ_LQ_COUNT_MAX of them, codes
+ * lo .. hi, fewer than CLQ_LQ_WAYS. The group counts each code, then writes position p as the
+ * code of the last one that starts at or before it, so the keys are read once and written once
+ * (src may be out: every key is counted before any is written). */
+void clq_lq_count(__global clq_key *out, __global const clq_key *src, clq_leaf leaf, __global uint *status,
+                  __local clq_lq_local *lm)
+{
+    const uint lid = get_local_id(0);
+    const uint codes = (uint)min(leaf.hi - leaf.lo, (clq_code)(CLQ_LQ_WAYS - 1u)) + 1u;
+    for (uint b = lid; b < codes; b += CLQ_LQ_WG)
+        lm->end[b] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint outside = 0;
+    for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG) {
+        const clq_code d = clq_to_code(src[i]) - leaf.lo;
+        outside |= d >= (clq_code)codes;
+        clq_lq_inc(&lm->end[min(d, (clq_code)(codes - 1u))]);
+    }
+    if (outside)
+        atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_RANGE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    clq_scan_counts(lm->end, lm->begin, codes, lm->scan_tmp, CLQ_LQ_WG);
+    for (uint p = lid; p < leaf.len; p += CLQ_LQ_WG) {
+        uint a = 0, z = codes - 1u;
+        while (a < z) {
+            const uint mid = (a + z + 1u) / 2u;
+            if (lm->begin[mid] <= p)
+                a = mid;
+            else
+                z = mid - 1u;
+        }
+        out[p] = clq_from_code(leaf.lo + a);
+    }
+}
+#endif
+
 void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status, __local clq_lq_local *lm)
 {
     const uint lid = get_local_id(0);
@@ -257,6 +295,10 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
                 out[i] = value;
                 CLQ_IF_PAIRS(vout[i] = vsrc[i];)
             }
+#ifndef CLQ_PAIRS
+        } else if (leaf.flags & CLQ_LEAF_COUNT) {
+            clq_lq_count(out, src, leaf, status, lm);
+#endif
         } else if (leaf.len > CLQ_LQ_MAX) { /* cannot happen: phase one emits no such record */
             if (lid == 0)
                 atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_LEAF_OVERFLOW);
