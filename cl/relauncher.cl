@@ -118,7 +118,8 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
  * root and counts them per bucket for code slices and for each kind of root slice the key type
  * has (CLQ_SLICE_VALUE for float and double keys, CLQ_SLICE_UP and CLQ_SLICE_DOWN for integer
  * keys), each kind spanning the sample's finite slice values. It takes the kind whose fullest
- * bucket holds the fewest samples, if that is at most half as many as the fullest code slice.
+ * bucket holds the fewest samples, if that is at most half as many as the fullest code slice;
+ * where the fullest code slice holds at most 3 times its share, it tries no kind.
  * Depth: a root slice may take no bit off the code range, so the root takes them only when the
  * levels after it take CLQ_GQ_WAYS_LOG2 bits each from the full code width (the spare level,
  * clq_levels): then clq_ways_log2's bound holds from level 2 on as it does at level 1 without
@@ -172,6 +173,9 @@ void clq_choose_root_slices(__global const clq_key *keys, __global uint *status,
     clq_atomic_max_local(&lm->most_code, most_code);
     barrier(CLK_LOCAL_MEM_FENCE);
 
+    /* code slices within 3x of even (uniform keys): no kind is worth its passes */
+    if (lm->fullest_code <= 3u * ((CLQ_SLICE_SAMPLES + ways - 1u) / ways))
+        return; /* the same for every work-item */
     /* the same in every work-item: what the kinds so far chose, and what a later one must beat */
     uint chosen = CLQ_SLICE_CODE, limit = lm->fullest_code / 2u;
     clq_code chosen_base = 0;
