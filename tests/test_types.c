@@ -6,6 +6,8 @@
  * output must be in that order and hold exactly the input's bit patterns. Key-value sorts (4- and
  * 8-byte values, set to each key's index) are checked so that every output pair existed in the
  * input; their bad input (value size, overlapping or short buffers) must be refused, unchanged.
+ * Inputs that crowd towards one end of the order must come out sorted with the root slices
+ * expected of them (check_root_slices).
  */
 #include "test_util.h"
 
