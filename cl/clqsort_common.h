@@ -184,8 +184,12 @@ inline float clq_slice_value(clq_code c, uint how, clq_code base)
 #endif
     return v;
 #else
-    const clq_code d = how == CLQ_SLICE_UP ? (c > base ? c - base : 0) : (base > c ? base - c : 0);
-    const float v = (float)max(as_uint((float)d), 0x3f000000u); /* the bits of 0.5f */
+    /* The distance wraps for codes on the far side of base; those take the value of 0. (Not a
+     * clamped subtraction: LLVM makes that a saturating one, which oclgrind cannot run.) */
+    const clq_code d = how == CLQ_SLICE_UP ? c - base : base - c;
+    const int beyond = how == CLQ_SLICE_UP ? c < base : c > base;
+    const uint one_half = 0x3f000000u; /* the bits of 0.5f */
+    const float v = (float)(beyond ? one_half : max(as_uint((float)d), one_half));
     return how == CLQ_SLICE_UP ? v : -v;
 #endif
 }
