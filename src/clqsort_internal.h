@@ -200,7 +200,8 @@ struct clqsort_context {
 
     clqsort_stats stats;      /* counters of the sort in progress */
     clqsort_stats last_stats; /* of the last successful sort (clqsort_get_stats) */
-    /* CLQSORT_PROFILE=1: events of the host's launches, summed per kernel after each sort */
+    /* CLQSORT_PROFILE: events of the host's launches, printed after each sort per kernel (1) or
+     * per kernel and per launch (2); 0: off */
     int profile;
     cl_event events[CLQ_PROFILE_EVENTS];
     int event_phase[CLQ_PROFILE_EVENTS]; /* the clq_kernel_desc.phase each event timed */

@@ -518,7 +518,7 @@ static clqsort_status finish_create(clqsort_context *ctx, clqsort_path wanted, c
     if (s != CLQSORT_SUCCESS)
         return abandon(ctx, s);
     const char *profile = getenv("CLQSORT_PROFILE");
-    ctx->profile = profile && *profile && *profile != '0';
+    ctx->profile = !profile || !*profile || *profile == '0' ? 0 : *profile == '2' ? 2 : 1;
     *out = ctx;
     return CLQSORT_SUCCESS;
 }
