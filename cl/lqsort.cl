@@ -14,6 +14,9 @@
  * work-item waits on another's bucket (the insertion sort per bucket by one work-item that this
  * replaced took phase two 0.75 ms instead of 0.62 for 2^26 keys on an H200: docs/PERFORMANCE.md).
  * A group of one work-item (CPU devices) keeps the insertion sort, which compares fewer pairs.
+ * Local memory holds the keys' codes, not the keys: converted once on the way in and once on the
+ * way out, where the rank finish compares each key with every key of its bucket (doubles spent
+ * 1.15 ms of 3.77 here at 2^26 on an H200 converting keys again at each comparison, 0.87 as codes).
  *
  * Depth: a bucket's range is at most 2^shift wide, shift being the range's width in bits minus
  * log2(buckets) >= 1, so a range is split at most CLQ_CODE_BITS times. The stack holds disjoint
@@ -32,7 +35,7 @@
 
 /* Local memory of an lqsort_kernel work-group (one object: see clq_gq_local). */
 typedef struct clq_lq_local {
-    clq_key buf[2][CLQ_LQ_MAX];
+    clq_code buf[2][CLQ_LQ_MAX]; /* the keys' codes: every comparison reads them as they are */
 #ifdef CLQ_PAIRS
     clq_value vbuf[2][CLQ_LQ_MAX];
 #endif
@@ -44,21 +47,20 @@ typedef struct clq_lq_local {
 } clq_lq_local;
 
 #if CLQ_LQ_WG == 1
-/* Sorts x[0, n) by code, one work-item. */
-inline void clq_insertion_sort(__local clq_key *x, __local clq_value *xv, uint n)
+/* Sorts the codes x[0, n), one work-item. */
+inline void clq_insertion_sort(__local clq_code *x, __local clq_value *xv, uint n)
 {
     (void)xv;
     for (uint i = 1; i < n; i++) {
-        const clq_key k = x[i];
-        const clq_code c = clq_to_code(k);
+        const clq_code c = x[i];
         CLQ_IF_PAIRS(const clq_value v = xv[i];)
         uint j = i;
-        while (j > 0 && clq_to_code(x[j - 1]) > c) {
+        while (j > 0 && x[j - 1] > c) {
             x[j] = x[j - 1];
             CLQ_IF_PAIRS(xv[j] = xv[j - 1];)
             j--;
         }
-        x[j] = k;
+        x[j] = c;
         CLQ_IF_PAIRS(xv[j] = v;)
     }
 }
@@ -85,8 +87,8 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     w = min(w, width_bits);
     const uint ways = 1u << w, shift = width_bits - w;
 
-    __local const clq_key *x = lm->buf[from] + s;
-    __local clq_key *y = lm->buf[from ^ 1u] + s;
+    __local const clq_code *x = lm->buf[from] + s;
+    __local clq_code *y = lm->buf[from ^ 1u] + s;
     __local clq_value *yv = 0;
     CLQ_IF_PAIRS(__local const clq_value *xv = lm->vbuf[from] + s; yv = lm->vbuf[from ^ 1u] + s;)
 
@@ -96,7 +98,7 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     barrier(CLK_LOCAL_MEM_FENCE);
     uint outside = 0;
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
-        const clq_code c = clq_to_code(x[i]);
+        const clq_code c = x[i];
         outside |= clq_outside(c, lo, shift, ways);
         clq_lq_inc(&lm->end[clq_bucket_of(c, lo, shift, ways)]);
     }
@@ -105,9 +107,9 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     barrier(CLK_LOCAL_MEM_FENCE);
     clq_scan_counts(lm->end, lm->begin, ways, lm->scan_tmp, CLQ_LQ_WG);
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
-        const clq_key k = x[i];
-        const uint at = clq_lq_inc(&lm->end[clq_bucket_of(clq_to_code(k), lo, shift, ways)]);
-        y[at] = k;
+        const clq_code c = x[i];
+        const uint at = clq_lq_inc(&lm->end[clq_bucket_of(c, lo, shift, ways)]);
+        y[at] = c;
         CLQ_IF_PAIRS(yv[at] = xv[i];)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -136,8 +138,7 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
-        const clq_key k = y[i];
-        const clq_code c = clq_to_code(k);
+        const clq_code c = y[i];
         const uint b = clq_bucket_of(c, lo, shift, ways), first = lm->begin[b], n = lm->end[b] - first;
         if (n <= CLQ_LQ_SMALL || shift == 0) {
             uint at = i;
@@ -146,12 +147,12 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
             if (shift > 0) {
                 at = first;
                 for (uint q = first; q < first + n; q++) {
-                    const clq_code d = clq_to_code(y[q]);
+                    const clq_code d = y[q];
                     at += d < c || (d == c && q < i);
                 }
             }
 #endif
-            out[s + at] = k;
+            out[s + at] = clq_from_code(c);
             CLQ_IF_PAIRS(vout[s + at] = yv[i];)
         }
     }
@@ -179,7 +180,7 @@ void clq_lq_segments(__global clq_key *out, __global clq_value *vout, __global c
     (void)vout;
     const uint lid = get_local_id(0), len = leaf.len, end_given = status[CLQ_ST_SEG_END_GIVEN];
     __local uint *mark = (__local uint *)lm->buf[1]; /* free until the split loop */
-    __local const clq_key *x = lm->buf[0];
+    __local const clq_code *x = lm->buf[0];
     for (uint p = lid; p < len; p += CLQ_LQ_WG)
         mark[p] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -219,14 +220,13 @@ void clq_lq_segments(__global clq_key *out, __global clq_value *vout, __global c
         const uint m = mark[p], b = m >> 16, n = m & 0xffffu;
         if (n < 2u || p >= b + n)
             continue; /* between segments, or in a long one */
-        const clq_key k = x[p];
-        const clq_code c = clq_to_code(k);
+        const clq_code c = x[p];
         uint rank = 0;
         for (uint q = b; q < b + n; q++) {
-            const clq_code d = clq_to_code(x[q]);
+            const clq_code d = x[q];
             rank += d < c || (d == c && q < p);
         }
-        out[b + rank] = k;
+        out[b + rank] = clq_from_code(c);
         CLQ_IF_PAIRS(vout[b + rank] = lm->vbuf[0][p];)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -304,7 +304,7 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
                 atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_LEAF_OVERFLOW);
         } else {
             for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG) {
-                lm->buf[0][i] = src[i];
+                lm->buf[0][i] = clq_to_code(src[i]);
                 CLQ_IF_PAIRS(lm->vbuf[0][i] = vsrc[i];)
             }
             const int segments = (leaf.flags & CLQ_LEAF_SEGMENTS) != 0;

@@ -24,10 +24,10 @@ int clq_tighten(__global clq_key *out, __global clq_value *vout, __local clq_lq_
     (void)vout;
     const uint lid = get_local_id(0), top = min(lm->sp, (uint)CLQ_LQ_STACK) - 1u; /* as clq_lq_split */
     const uint s = lm->st_start[top], len = lm->st_len[top], from = lm->st_buf[top];
-    __local const clq_key *x = lm->buf[from] + s;
+    __local const clq_code *x = lm->buf[from] + s;
     clq_code lo = CLQ_CODE_MAX, hi = 0;
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
-        const clq_code c = clq_to_code(x[i]);
+        const clq_code c = x[i];
         lo = min(lo, c);
         hi = max(hi, c);
     }
@@ -46,7 +46,7 @@ int clq_tighten(__global clq_key *out, __global clq_value *vout, __local clq_lq_
     const int equal = lo == hi;
     if (equal) {
         for (uint i = lid; i < len; i += CLQ_LQ_WG) {
-            out[s + i] = x[i];
+            out[s + i] = clq_from_code(x[i]);
             CLQ_IF_PAIRS(vout[s + i] = lm->vbuf[from][s + i];)
         }
     }
@@ -71,7 +71,7 @@ void clq_tilesort_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_lq_
         return;
     const uint len = min(n - start, (uint)CLQ_LQ_MAX);
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
-        lm->buf[0][i] = keys[start + i];
+        lm->buf[0][i] = clq_to_code(keys[start + i]);
         CLQ_IF_PAIRS(lm->vbuf[0][i] = vals[start + i];)
     }
     if (lid == 0) {
