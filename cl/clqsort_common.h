@@ -130,15 +130,49 @@ typedef uint clq_value; /* unused: the value buffers are NULL */
 #define CLQ_IF_PAIRS(...)
 #endif
 
-/* Bucket of code c in a range starting at lo, for buckets 2^shift codes wide, of `ways`. Codes
- * outside the range cannot occur (ranges are exact); should one, it is kept inside the local
- * arrays and the pass that counts buckets reports it (CLQ_ERR_RANGE), so that a broken
- * invariant gives an error status instead of a memory fault. */
+/* Bucket of code c in slices of 2^shift codes from lo (phase two, but for double keys: lqsort.cl). */
 inline uint clq_bucket_of(clq_code c, clq_code lo, uint shift, uint ways)
 {
     return (uint)min((c - lo) >> shift, (clq_code)(ways - 1u));
 }
-inline uint clq_outside(clq_code c, clq_code lo, uint shift, uint ways) { return c < lo || ((c - lo) >> shift) >= ways; }
+
+/* Buckets of a code range [lo, hi] (phase one; phase two for double keys): `ways` equal slices
+ * of it, however wide it is. Equal slices of 2^shift codes would reach only half of the buckets of a range just over a
+ * power of two wide, and leave its children up to twice as long (doubles at 2^26 keys took a
+ * third phase-one level for that: docs/PERFORMANCE.md). Instead the offset c - lo is normalized,
+ * shifted left by `norm` = clz(hi - lo) so that the last offset `top` has its top bit at bit 31
+ * (cut to 32 bits for 64-bit codes), and multiplied by `scale` / 2^32 with
+ * scale = floor(ways 2^16 / (floor(top / 2^16) + 1)) (clq_scale_of: a 32-bit division). Then:
+ * - top * scale < ways 2^32: every code of the range lands in a bucket below `ways`;
+ * - top >= 2^31 gives ways <= scale < 2 ways, so a bucket holds at most 2^32 / ways normalized
+ *   offsets: at most 2^(width bits - log2 ways) codes, as a slice of 2^shift codes does, and
+ *   the depth bounds of both phases hold as for those slices;
+ * - the last code lands in bucket ways - 2 or ways - 1: every bucket is reached.
+ * Per key it is a subtraction, a shift and a 32-bit mul_hi. Codes outside the range cannot occur
+ * (ranges are exact, or a bucket's own range in phase two); should one, it is kept inside the
+ * local arrays and the pass that counts buckets reports it (CLQ_ERR_RANGE), so that a broken
+ * invariant gives an error status instead of a memory fault. */
+inline uint clq_normalized(clq_code c, clq_code lo, uint norm)
+{
+    return (uint)(((c - lo) << norm) >> (CLQ_CODE_BITS - 32));
+}
+inline uint clq_scale_of(clq_code width, uint norm, uint ways)
+{
+    return (ways << 16) / ((clq_normalized(width, 0, norm) >> 16) + 1u);
+}
+inline uint clq_scaled_bucket(clq_code c, clq_code lo, uint norm, uint scale, uint ways)
+{
+    return min(mul_hi(clq_normalized(c, lo, norm), scale), ways - 1u);
+}
+/* The least offset c - lo of bucket b >= 1 of such a range (the least whose normalized offset is
+ * at least ceil(b 2^32 / scale)); it may lie past the range's last offset when the bucket is
+ * empty. Phase two gives a pushed bucket the offsets from it to the next bucket's. */
+inline clq_code clq_scaled_offset(uint b, uint norm, uint scale)
+{
+    const uint a = (uint)((((ulong)b << 32) + scale - 1u) / scale);
+    const clq_code t = (clq_code)a << (CLQ_CODE_BITS - 32); /* d << norm >= t: d >= t / 2^norm */
+    return (t >> norm) + ((t & (((clq_code)1 << norm) - 1u)) != 0u);
+}
 
 /* ---- root slices ----------------------------------------------------------------------------
  * Equal slices of the code range come out uneven where the codes crowd into part of it, and a
@@ -159,7 +193,7 @@ inline uint clq_outside(clq_code c, clq_code lo, uint shift, uint ways) { return
  *                    greatest code).
  * The bucket is (v - vlo) * vscale, clamped to the buckets. It must never decrease as the code
  * grows, so every step keeps the order: rounding can merge neighbours but never swap them. */
-#define CLQ_SLICE_CODE 0u /* (c - lo) >> shift: every sequence but such a root */
+#define CLQ_SLICE_CODE 0u /* clq_scaled_bucket: every sequence but such a root */
 #define CLQ_SLICE_VALUE 1u
 #define CLQ_SLICE_UP 2u
 #define CLQ_SLICE_DOWN 3u
@@ -225,12 +259,12 @@ typedef struct clq_seq {
     uint first_unit;  /* index of its first count unit in the level (count pass) */
     uint bucket_base; /* its 2^ways_log2 bucket records start here in the pool */
     uint ways_log2;
-    uint shift;       /* bucket of code c: (c - lo) >> shift, unless slices */
+    uint norm;        /* bucket of code c: clq_scaled_bucket(c, lo, norm, scale, 2^ways_log2) */
     uint count_done;  /* atomic: tickets of the count pass; the last block emits the children */
     uint sort_done;   /* atomic: tickets of the sort pass; the last block clears the buckets */
     uint stay;        /* set by the count pass: one bucket holds every key, nothing moves */
-    uint slices;      /* CLQ_SLICE_*: the root may take equal slices of its codes' slice values
-                       * (clq_value_bucket) instead of equal slices of its codes */
+    uint scale;       /* 0: the root takes root slices, status[CLQ_ST_ROOT_SLICES] says which
+                       * (clq_value_bucket of its codes' slice values instead) */
 } clq_seq;
 
 /* One bucket of a sequence being partitioned. Every field is 0 between levels (the host clears

@@ -2,9 +2,10 @@
  * gqsort.cl - phase one of GPU-Quicksort: many work-groups partition long sequences together.
  *
  * A sequence is split around 2^w - 1 pivots at once (w chosen per sequence, 2^w <= CLQ_GQ_WAYS):
- * the pivots are evenly spaced through the sequence's exact code range, so bucket b holds the
- * codes c with (c - lo) >> shift == b (the root may take equal slices of another order-keeping
- * value instead: root slices, clqsort_common.h and relauncher.cl). A two-way split would need
+ * the pivots are evenly spaced through the sequence's exact code range [lo, hi], so bucket b
+ * holds the codes c with (c - lo) 2^w / (hi - lo + 1) near b (clq_scaled_bucket; the root may
+ * take equal slices of another order-keeping value instead: root slices, clqsort_common.h and
+ * relauncher.cl). A two-way split would need
  * log2(n / CLQ_LQ_MAX) passes over the keys; a 256-way split needs a quarter or less of the
  * bytes moved (see docs/PERFORMANCE.md for the arithmetic).
  *
@@ -26,9 +27,9 @@
  * No group reads keys another group wrote in the same launch: what the last group needs comes
  * through atomics on the records.
  *
- * Depth: a child's range is narrower than 2^shift, and shift is the parent's range width in
- * bits minus w, so each level takes w bits off every range (root slices may take none); a range
- * with lo == hi is finished. relauncher.cl chooses w, and when the root may take root slices, so
+ * Depth: a child's range is narrower than 2^(the parent's range width in bits - w) (see
+ * clq_scaled_bucket), so each level takes w bits off every range (root slices may take none);
+ * a range with lo == hi is finished. relauncher.cl chooses w, and when the root may take root slices, so
  * that no input needs more than status[CLQ_ST_MAX_LEVELS] levels.
  */
 
@@ -130,8 +131,8 @@ inline uint clq_find_sequence(__global const clq_seq *seqs, uint nseq, uint blk,
 typedef struct clq_block {
     __global clq_seq *seq;
     __global clq_bucket *bk; /* the sequence's bucket records */
-    clq_code lo;
-    uint shift, ways, start, len, in_scratch;
+    clq_code lo, hi;
+    uint norm, scale, ways, start, len, in_scratch;
     uint begin, n; /* the block: keys [begin, begin + n) of the sequence */
     uint slices; /* CLQ_SLICE_*, and for the root's slices: */
     clq_code base;
@@ -147,14 +148,16 @@ inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool,
     b.seq = list + clq_find_sequence(list, nseq, blk, count_pass);
     b.bk = pool + b.seq->bucket_base;
     b.lo = b.seq->lo;
-    b.shift = b.seq->shift;
+    b.hi = b.seq->hi;
+    b.norm = b.seq->norm;
+    b.scale = b.seq->scale;
     b.ways = 1u << b.seq->ways_log2;
     b.start = b.seq->start;
     b.len = b.seq->len;
     b.in_scratch = b.seq->in_scratch;
     b.begin = (blk - (count_pass ? b.seq->first_unit : b.seq->first_block)) * size;
     b.n = min(size, b.len - b.begin);
-    b.slices = b.seq->slices;
+    b.slices = b.scale ? CLQ_SLICE_CODE : status[CLQ_ST_ROOT_SLICES];
     if (b.slices != CLQ_SLICE_CODE) { /* the root only: no loads elsewhere */
         b.base = (clq_code)clq_offset_at(status, CLQ_ST_ROOT_BASE);
         b.vlo = as_float(status[CLQ_ST_ROOT_VLO]);
@@ -171,7 +174,7 @@ inline uint clq_bucket_in(const clq_block *b, clq_code c)
 {
     if (b->slices != CLQ_SLICE_CODE)
         return clq_value_bucket(clq_slice_value(c, b->slices, b->base), b->vlo, b->vscale, b->ways);
-    return clq_bucket_of(c, b->lo, b->shift, b->ways);
+    return clq_scaled_bucket(c, b->lo, b->norm, b->scale, b->ways);
 }
 
 /* Takes the block's ticket on one of the sequence's counters once all its global writes and
@@ -339,7 +342,7 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
             if (j < blk.n) {
                 const clq_code c = clq_to_code(src[j]);
                 const uint b = clq_bucket_in(&blk, c);
-                outside |= clq_outside(c, blk.lo, blk.shift, blk.ways); /* root slices: the root's full range */
+                outside |= c < blk.lo || c > blk.hi; /* root slices: the root's full range */
                 if (b != run_b && run_n) {
                     clq_count_run(lm, run_b, run_n, run_min, run_max);
                     run_n = 0;

@@ -6,7 +6,7 @@
  * counts each code and writes the keys from the counts. A sort record (at most CLQ_LQ_MAX keys) is loaded into local memory and sorted
  * there with an explicit stack of ranges (a record of short segments, segments.cl, starts with one
  * range per segment). A range is split, like a phase-one sequence, into up to
- * CLQ_LQ_WAYS buckets evenly spaced through its code range (about CLQ_LQ_SMALL / 4 keys each):
+ * CLQ_LQ_WAYS equal slices of its code range (clq_lq_bucket; about CLQ_LQ_SMALL / 4 keys each):
  * count, scan, scatter into the other local buffer. A bucket that holds a single code is
  * finished as it is, and one of more than CLQ_LQ_SMALL keys goes on the stack with its bucket's
  * code range. A short bucket is finished on the way out: each key is written to its rank in the
@@ -18,8 +18,9 @@
  * way out, where the rank finish compares each key with every key of its bucket (doubles spent
  * 1.15 ms of 3.77 here at 2^26 on an H200 converting keys again at each comparison, 0.87 as codes).
  *
- * Depth: a bucket's range is at most 2^shift wide, shift being the range's width in bits minus
- * log2(buckets) >= 1, so a range is split at most CLQ_CODE_BITS times. The stack holds disjoint
+ * Depth: a bucket's range is at most 2^shift codes, shift being the range's width in bits minus
+ * log2(buckets) >= 1 (for either kind of slice), so a range is split at most CLQ_CODE_BITS times.
+ * The stack holds disjoint
  * ranges longer than CLQ_LQ_SMALL, so never more than CLQ_LQ_MAX / (CLQ_LQ_SMALL + 1) of them.
  */
 
@@ -45,6 +46,37 @@ typedef struct clq_lq_local {
     uint scan_tmp[2 * CLQ_LQ_WG];
     uint sp;
 } clq_lq_local;
+
+/* A range's buckets. Double keys take equal slices of the whole range (clq_scaled_bucket,
+ * clqsort_common.h), as phase one does: their records come out of value-sliced roots and scaled
+ * slices with ranges of any width, whose slices of 2^shift codes would reach as few as half of
+ * the buckets. Other keys keep slices of 2^shift codes: scaled slices cost their phase two more
+ * than they saved (H200, 2^26 keys, calls 83-85: uint32 0.674-0.685 ms against 0.620-0.622,
+ * double 0.955-0.962 against 1.070-1.086 with slices of 2^shift codes). */
+typedef struct clq_lq_slices {
+    clq_code lo;
+    uint ways, shift; /* shift: the bits a bucket's range may have left (0: one code each) */
+    uint norm, scale; /* double keys */
+} clq_lq_slices;
+
+inline uint clq_lq_bucket(const clq_lq_slices *sl, clq_code c)
+{
+#ifdef CLQ_KEY_DOUBLE
+    return clq_scaled_bucket(c, sl->lo, sl->norm, sl->scale, sl->ways);
+#else
+    return clq_bucket_of(c, sl->lo, sl->shift, sl->ways);
+#endif
+}
+
+/* The least offset c - lo of bucket b (past the range's end if the range reaches no code of it). */
+inline clq_code clq_lq_offset(const clq_lq_slices *sl, uint b)
+{
+#ifdef CLQ_KEY_DOUBLE
+    return b ? clq_scaled_offset(b, sl->norm, sl->scale) : 0u;
+#else
+    return (clq_code)b << sl->shift;
+#endif
+}
 
 #if CLQ_LQ_WG == 1
 /* Sorts the codes x[0, n), one work-item. */
@@ -85,7 +117,13 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     while ((1u << w) < CLQ_LQ_WAYS && (per_bucket << w) < len)
         w++;
     w = min(w, width_bits);
-    const uint ways = 1u << w, shift = width_bits - w;
+    clq_lq_slices sl;
+    sl.lo = lo;
+    sl.ways = 1u << w;
+    sl.shift = width_bits - w;
+    sl.norm = (uint)clz(hi - lo);
+    sl.scale = clq_scale_of(hi - lo, sl.norm, sl.ways);
+    const uint ways = sl.ways, shift = sl.shift;
 
     __local const clq_code *x = lm->buf[from] + s;
     __local clq_code *y = lm->buf[from ^ 1u] + s;
@@ -99,8 +137,8 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     uint outside = 0;
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
         const clq_code c = x[i];
-        outside |= clq_outside(c, lo, shift, ways);
-        clq_lq_inc(&lm->end[clq_bucket_of(c, lo, shift, ways)]);
+        outside |= c < lo || c > hi;
+        clq_lq_inc(&lm->end[clq_lq_bucket(&sl, c)]);
     }
     if (outside)
         atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_RANGE);
@@ -108,7 +146,7 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     clq_scan_counts(lm->end, lm->begin, ways, lm->scan_tmp, CLQ_LQ_WG);
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
         const clq_code c = x[i];
-        const uint at = clq_lq_inc(&lm->end[clq_bucket_of(c, lo, shift, ways)]);
+        const uint at = clq_lq_inc(&lm->end[clq_lq_bucket(&sl, c)]);
         y[at] = c;
         CLQ_IF_PAIRS(yv[at] = xv[i];)
     }
@@ -120,12 +158,11 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
         if (n > CLQ_LQ_SMALL && shift > 0) {
             const uint at = clq_lq_inc(&lm->sp);
             if (at < CLQ_LQ_STACK) {
-                const clq_code blo = lo + ((clq_code)b << shift);
                 lm->st_start[at] = s + first;
                 lm->st_len[at] = n;
                 lm->st_buf[at] = from ^ 1u;
-                lm->st_lo[at] = blo;
-                lm->st_hi[at] = blo + min(hi - blo, ((clq_code)1 << shift) - 1u);
+                lm->st_lo[at] = lo + clq_lq_offset(&sl, b);
+                lm->st_hi[at] = lo + (b + 1u < ways ? min(hi - lo, clq_lq_offset(&sl, b + 1u) - 1u) : hi - lo);
             } else {
                 atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_STACK); /* cannot happen: see above */
             }
@@ -139,7 +176,7 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
         const clq_code c = y[i];
-        const uint b = clq_bucket_of(c, lo, shift, ways), first = lm->begin[b], n = lm->end[b] - first;
+        const uint b = clq_lq_bucket(&sl, c), first = lm->begin[b], n = lm->end[b] - first;
         if (n <= CLQ_LQ_SMALL || shift == 0) {
             uint at = i;
 #if CLQ_LQ_WG > 1

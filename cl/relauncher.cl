@@ -24,7 +24,8 @@
  * keys leave children of about CLQ_LQ_MAX / 2 keys. By depth, at least enough bits that what is
  * left of the range fits the levels after this one at CLQ_GQ_WAYS_LOG2 bits each: a range
  * enters level i at most CLQ_GQ_WAYS_LOG2 * (levels - i + 1) bits wide (true at level 1, and
- * kept by every split, as a child's range is narrower than 2^shift; a root split into root
+ * kept by every split, as a child's range is narrower than 2^(width bits - w): see
+ * clq_scaled_bucket; a root split into root
  * slices keeps it because it only does so when the bound holds at level 2 for the full code
  * width, clq_choose_root_slices), so every range left after level `levels` is a single code
  * and no input needs more levels. */
@@ -82,11 +83,11 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
             seq->first_unit = first_unit;
             seq->bucket_base = first_bucket;
             seq->ways_log2 = w;
-            seq->shift = CLQ_CODE_BITS - (uint)clz(width) - w;
+            seq->norm = (uint)clz(width);
+            seq->scale = clq_scale_of(width, seq->norm, 1u << w);
             seq->count_done = 0;
             seq->sort_done = 0;
             seq->stay = 0;
-            seq->slices = CLQ_SLICE_CODE;
         }
         blocks += total_blocks;
         units += total_units;
@@ -166,7 +167,8 @@ void clq_choose_root_slices(__global const clq_key *keys, __global uint *status,
     for (uint k = 0; k < CLQ_SLICE_PER_ITEM; k++) {
         least_code = min(least_code, code[k]);
         most_code = max(most_code, code[k]);
-        fullest = max(fullest, atomic_inc(&lm->by_code[clq_bucket_of(code[k], root->lo, root->shift, ways)]) + 1u);
+        const uint b = clq_scaled_bucket(code[k], root->lo, root->norm, root->scale, ways);
+        fullest = max(fullest, atomic_inc(&lm->by_code[b]) + 1u);
     }
     atomic_max(&lm->fullest_code, fullest);
     clq_atomic_max_local(&lm->not_least, ~least_code);
@@ -231,7 +233,7 @@ void clq_choose_root_slices(__global const clq_key *keys, __global uint *status,
         status[CLQ_ST_ROOT_BASE] = (uint)chosen_base;
         status[CLQ_ST_ROOT_BASE + 1] = (uint)((ulong)chosen_base >> 32);
         status[CLQ_ST_ROOT_SLICES] = chosen;
-        root->slices = chosen;
+        root->scale = 0; /* the blocks read the slices from the status words */
     }
 }
 
