@@ -51,8 +51,8 @@ typedef struct clq_lq_local {
  * clqsort_common.h), as phase one does: their records come out of value-sliced roots and scaled
  * slices with ranges of any width, whose slices of 2^shift codes would reach as few as half of
  * the buckets. Other keys keep slices of 2^shift codes: scaled slices cost their phase two more
- * than they saved (H200, 2^26 keys, calls 83-85: uint32 0.674-0.685 ms against 0.620-0.622,
- * double 0.955-0.962 against 1.070-1.086 with slices of 2^shift codes). */
+ * than they saved (H200, 2^26 keys, calls 84-85: uint32 0.674-0.685 ms against 0.620-0.622,
+ * double 0.958-0.962 against 1.070-1.086 with slices of 2^shift codes). */
 typedef struct clq_lq_slices {
     clq_code lo;
     uint ways, shift; /* shift: the bits a bucket's range may have left (0: one code each) */
