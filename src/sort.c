@@ -432,8 +432,9 @@ static double host_ms(void)
 }
 
 /* CLQSORT_PROFILE=1: prints the device time of the last sort per kernel (if it succeeded) and
- * releases the launches' events; CLQSORT_PROFILE=2 also prints each launch on a line of its own. Profiling is diagnostic output: an event that cannot be queried
- * or released is counted in its line, and does not fail a sort that worked. */
+ * releases the launches' events; CLQSORT_PROFILE=2 also prints each launch on a line of its own.
+ * Profiling is diagnostic output: an event that cannot be queried or released is counted in its
+ * line, and does not fail a sort that worked. */
 static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_status s, const double host[4])
 {
     static const char *const sort_names[CLQ_SORT_PHASES] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel",
@@ -457,10 +458,11 @@ static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_s
         }
         if (i == 0)
             queued = tq;
-        ms[ctx->event_phase[i]] += (double)(t1 - t0) * 1e-6;
+        const double launch_ms = (double)(t1 - t0) * 1e-6;
+        ms[ctx->event_phase[i]] += launch_ms;
         count[ctx->event_phase[i]]++;
         if (ctx->profile == 2 && s == CLQSORT_SUCCESS)
-            fprintf(stderr, "clqsort launch %u: %s %.3f ms\n", i, names[ctx->event_phase[i]], (double)(t1 - t0) * 1e-6);
+            fprintf(stderr, "clqsort launch %u: %s %.3f ms\n", i, names[ctx->event_phase[i]], launch_ms);
         if (i == 0)
             first = t0;
         last = t1;
