@@ -5,9 +5,9 @@
  * the pivots are evenly spaced through the sequence's exact code range [lo, hi], so bucket b
  * holds the codes c with (c - lo) 2^w / (hi - lo + 1) near b (clq_scaled_bucket; the root may
  * take equal slices of another order-keeping value instead: root slices, clqsort_common.h and
- * relauncher.cl). A two-way split would need
- * log2(n / CLQ_LQ_MAX) passes over the keys; a 256-way split needs a quarter or less of the
- * bytes moved (see docs/PERFORMANCE.md for the arithmetic).
+ * relauncher.cl). A two-way split would need log2(n / CLQ_LQ_MAX) passes over the keys; a
+ * 256-way split needs a quarter or less of the bytes moved (see docs/PERFORMANCE.md for the
+ * arithmetic).
  *
  * A level is two launches over the sequences' keys (a group takes pieces in turn, so the host
  * can launch a fixed grid):
@@ -29,8 +29,8 @@
  *
  * Depth: a child's range is narrower than 2^(the parent's range width in bits - w) (see
  * clq_scaled_bucket), so each level takes w bits off every range (root slices may take none);
- * a range with lo == hi is finished. relauncher.cl chooses w, and when the root may take root slices, so
- * that no input needs more than status[CLQ_ST_MAX_LEVELS] levels.
+ * a range with lo == hi is finished. relauncher.cl chooses w, and when the root may take root
+ * slices, so that no input needs more than status[CLQ_ST_MAX_LEVELS] levels.
  */
 
 /* Keys alone: a range of fewer than CLQ_LQ_WAYS codes and at most CLQ_LQ_COUNT_MAX keys becomes

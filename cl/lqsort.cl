@@ -20,8 +20,8 @@
  *
  * Depth: a bucket's range is at most 2^shift codes, shift being the range's width in bits minus
  * log2(buckets) >= 1 (for either kind of slice), so a range is split at most CLQ_CODE_BITS times.
- * The stack holds disjoint
- * ranges longer than CLQ_LQ_SMALL, so never more than CLQ_LQ_MAX / (CLQ_LQ_SMALL + 1) of them.
+ * The stack holds disjoint ranges longer than CLQ_LQ_SMALL, so never more than
+ * CLQ_LQ_MAX / (CLQ_LQ_SMALL + 1) of them.
  */
 
 #define CLQ_LQ_STACK (CLQ_LQ_MAX / (CLQ_LQ_SMALL + 1) + 1)

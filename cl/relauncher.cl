@@ -25,10 +25,9 @@
  * left of the range fits the levels after this one at CLQ_GQ_WAYS_LOG2 bits each: a range
  * enters level i at most CLQ_GQ_WAYS_LOG2 * (levels - i + 1) bits wide (true at level 1, and
  * kept by every split, as a child's range is narrower than 2^(width bits - w): see
- * clq_scaled_bucket; a root split into root
- * slices keeps it because it only does so when the bound holds at level 2 for the full code
- * width, clq_choose_root_slices), so every range left after level `levels` is a single code
- * and no input needs more levels. */
+ * clq_scaled_bucket; a root split into root slices keeps it because it only does so when the
+ * bound holds at level 2 for the full code width, clq_choose_root_slices), so every range left
+ * after level `levels` is a single code and no input needs more levels. */
 inline uint clq_ways_log2(uint len, clq_code width, uint level, uint levels)
 {
     const uint parts = (len - 1u) / max(CLQ_LQ_MAX / 2u, 1u) + 1u;
