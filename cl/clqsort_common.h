@@ -130,18 +130,18 @@ typedef uint clq_value; /* unused: the value buffers are NULL */
 #define CLQ_IF_PAIRS(...)
 #endif
 
-/* Bucket of code c in slices of 2^shift codes from lo (phase two, but for double keys: lqsort.cl). */
+/* Bucket of code c in slices of 2^shift codes from lo (phase two but for double keys: lqsort.cl). */
 inline uint clq_bucket_of(clq_code c, clq_code lo, uint shift, uint ways)
 {
     return (uint)min((c - lo) >> shift, (clq_code)(ways - 1u));
 }
 
 /* Buckets of a code range [lo, hi] (phase one; phase two for double keys): `ways` equal slices
- * of it, however wide it is. Equal slices of 2^shift codes would reach only half of the buckets of a range just over a
- * power of two wide, and leave its children up to twice as long (doubles at 2^26 keys took a
- * third phase-one level for that: docs/PERFORMANCE.md). Instead the offset c - lo is normalized,
- * shifted left by `norm` = clz(hi - lo) so that the last offset `top` has its top bit at bit 31
- * (cut to 32 bits for 64-bit codes), and multiplied by `scale` / 2^32 with
+ * of it, however wide it is. Equal slices of 2^shift codes would reach only half of the buckets
+ * of a range just over a power of two wide, and leave its children up to twice as long (doubles
+ * at 2^26 keys took a third phase-one level for that: docs/PERFORMANCE.md). Instead the offset
+ * c - lo is normalized, shifted left by `norm` = clz(hi - lo) so that the last offset `top` has
+ * its top bit at bit 31 (cut to 32 bits for 64-bit codes), and multiplied by `scale` / 2^32 with
  * scale = floor(ways 2^16 / (floor(top / 2^16) + 1)) (clq_scale_of: a 32-bit division). Then:
  * - top * scale < ways 2^32: every code of the range lands in a bucket below `ways`;
  * - top >= 2^31 gives ways <= scale < 2 ways, so a bucket holds at most 2^32 / ways normalized
