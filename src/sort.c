@@ -461,10 +461,11 @@ static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_s
         const double launch_ms = (double)(t1 - t0) * 1e-6;
         ms[ctx->event_phase[i]] += launch_ms;
         count[ctx->event_phase[i]]++;
-        if (ctx->profile == 2 && s == CLQSORT_SUCCESS)
-            fprintf(stderr, "clqsort launch %u: %s %.3f ms\n", i, names[ctx->event_phase[i]], launch_ms);
         if (i == 0)
             first = t0;
+        if (ctx->profile == 2 && s == CLQSORT_SUCCESS) /* with its start after the first launch's */
+            fprintf(stderr, "clqsort launch %u: %s %.3f ms, from %.3f ms\n", i, names[ctx->event_phase[i]], launch_ms,
+                    t0 >= first ? (double)(t0 - first) * 1e-6 : 0.0);
         last = t1;
         not_released += clReleaseEvent(ctx->events[i]) != CL_SUCCESS;
     }
