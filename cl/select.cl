@@ -209,14 +209,25 @@ void select_sample_kernel(CLQ_SELECT_PARAMS)
         lengths[b] = 0;
     CLQ_SEL_CLEAR(lid, CLQ_GQ_WG);
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* before sel[CLQ_SEL_TOP] is written */
-#define CLQ_SEL_SAMPLE_AT(s) ((uint)(((ulong)(s) * n) / samples)) /* distinct: samples <= n */
-#define CLQ_SEL_LOAD_SAMPLE(s) keys[key_offset + CLQ_SEL_SAMPLE_AT(s)]
-#define CLQ_SEL_TAKE_SAMPLE(s, key)                                                                \
-    do {                                                                                           \
-        const ulong c_ = clq_composite(clq_to_code(key), CLQ_SEL_SAMPLE_AT(s), pbits);             \
-        clq_gq_add(&lengths[(c_ ? 64u - (uint)clz(c_) : 0u) * CLQ_SEL_SPREAD + copy], 1u);         \
-    } while (0)
-    CLQ_SEL_GROUP_EACH(samples, clq_key, CLQ_SEL_LOAD_SAMPLE, CLQ_SEL_TAKE_SAMPLE);
+    /* sample s at floor(s * step / 2^32), step = floor(n 2^32 / samples) >= 2^32: distinct
+     * positions below n, without a 64-bit division per sample */
+    const ulong step = samples ? ((ulong)n << 32) / samples : 0ul;
+#define CLQ_SEL_SAMPLE_AT(s) ((uint)(((ulong)(s) * step) >> 32))
+    /* all of a work-item's samples in flight at once (16 each with the H200's groups of 256) */
+#define CLQ_SEL_SAMPLE_BATCH 16u
+    for (uint s0 = lid; s0 < samples; s0 += CLQ_SEL_SAMPLE_BATCH * CLQ_GQ_WG) {
+        clq_key v[CLQ_SEL_SAMPLE_BATCH];
+        for (uint j = 0; j < CLQ_SEL_SAMPLE_BATCH; j++) {
+            const uint s = s0 + j * CLQ_GQ_WG;
+            v[j] = keys[key_offset + CLQ_SEL_SAMPLE_AT(s < samples ? s : s0)];
+        }
+        for (uint j = 0; j < CLQ_SEL_SAMPLE_BATCH; j++) {
+            const uint s = s0 + j * CLQ_GQ_WG;
+            const ulong c = clq_composite(clq_to_code(v[j]), CLQ_SEL_SAMPLE_AT(s), pbits);
+            if (s < samples)
+                clq_gq_add(&lengths[(c ? 64u - (uint)clz(c) : 0u) * CLQ_SEL_SPREAD + copy], 1u);
+        }
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         uint top = 32u + pbits;
