@@ -78,6 +78,15 @@ inline clq_code clq_lq_offset(const clq_lq_slices *sl, uint b)
 #endif
 }
 
+/* Whether the key of code d at position q goes before the key of code c at position p when a key
+ * is ranked: smaller, or equal and earlier. For 32-bit codes one 64-bit comparison of (code,
+ * position) pairs, where the pair of c and p stays the same through a ranking loop. */
+#if CLQ_CODE_BITS == 32
+#define clq_goes_before(d, q, c, p) (upsample((d), (q)) < upsample((c), (p)))
+#else
+#define clq_goes_before(d, q, c, p) ((d) < (c) || ((d) == (c) && (q) < (p)))
+#endif
+
 #if CLQ_LQ_WG == 1
 /* Sorts the codes x[0, n), one work-item. */
 inline void clq_insertion_sort(__local clq_code *x, __local clq_value *xv, uint n)
@@ -185,7 +194,7 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
                 at = first;
                 for (uint q = first; q < first + n; q++) {
                     const clq_code d = y[q];
-                    at += d < c || (d == c && q < i);
+                    at += clq_goes_before(d, q, c, i);
                 }
             }
 #endif
@@ -261,7 +270,7 @@ void clq_lq_segments(__global clq_key *out, __global clq_value *vout, __global c
         uint rank = 0;
         for (uint q = b; q < b + n; q++) {
             const clq_code d = x[q];
-            rank += d < c || (d == c && q < p);
+            rank += clq_goes_before(d, q, c, p);
         }
         out[b + rank] = clq_from_code(c);
         CLQ_IF_PAIRS(vout[b + rank] = lm->vbuf[0][p];)
