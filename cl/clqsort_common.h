@@ -16,6 +16,8 @@
  *   CLQ_LQ_SMALL          phase two: buckets up to this length are finished by one work-item
  *   CLQ_FILL_CHUNK        longest run of equal keys written by one phase-two record
  *   CLQ_RL_WG             relauncher: work-group size
+ *   CLQ_SEG_NET           segmented sorts: 0, or how segnet.cl's network exchanges keys (1 local
+ *                         memory, 2 PTX shuffles); 0 where missing
  * All work-group sizes are powers of two; the host derives them from one tuning entry.
  *
  * Every comparison goes through an unsigned "code" with the wanted order: a bijection between
@@ -297,6 +299,16 @@ typedef char clq_check_leaf_size[(sizeof(clq_leaf) == CLQ_LEAF_RECORD_BYTES(size
 inline uint clq_ceil_div(uint len, uint size) { return len / size + (len % size != 0u); }
 inline uint clq_blocks_of(uint len) { return clq_ceil_div(len, CLQ_GQ_BLOCK); }
 inline uint clq_units_of(uint len) { return clq_ceil_div(len, CLQ_GQ_UNIT); }
+
+#ifndef CLQ_SEG_NET
+#define CLQ_SEG_NET 0
+#endif
+/* Whether a segment of n keys is sorted by segnet.cl's network, and not in phase two. */
+#if CLQ_SEG_NET
+inline int clq_seg_net(uint n) { return n > CLQ_NET_MIN && n <= CLQ_NET_MAX; }
+#else
+inline int clq_seg_net(uint n) { return (int)(n & 0u); }
+#endif
 
 /* ---- work-group scans --------------------------------------------------------------------- */
 /* Every work-item of the group calls these with the same `wg` (the compile-time group size).

@@ -112,6 +112,14 @@
  * tile in local memory, and the host caps the tuning's small_tiles here. */
 #define CLQ_TILES_MAX 64u
 
+/* Segmented sorts: segments of CLQ_NET_MIN + 1 .. CLQ_NET_MAX keys are sorted by a network of
+ * CLQ_NET_T work-items each (cl/segnet.cl) where the tuning's seg_net allows, not in phase two;
+ * the network's groups need at least CLQ_NET_T work-items, and hold CLQ_NET_MAX / CLQ_NET_T keys
+ * per work-item in local memory where they exchange keys there (seg_net 1). */
+#define CLQ_NET_MIN 16u
+#define CLQ_NET_MAX 64u
+#define CLQ_NET_T 8u
+
 /* What an invalid segment breaks (status[CLQ_ST_SEG_WHY]). */
 #define CLQ_SEG_BEGIN_AFTER_END 1u
 #define CLQ_SEG_END_PAST_COUNT 2u

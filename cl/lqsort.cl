@@ -233,8 +233,8 @@ void clq_lq_segments(__global clq_key *out, __global clq_value *vout, __global c
     for (ulong i = (ulong)leaf.lo + lid; i <= (ulong)leaf.hi; i += CLQ_LQ_WG) {
         const uint b = seg_begin[(uint)i] - leaf.start;
         const uint n = (end_given ? seg_end[(uint)i] : seg_begin[(uint)i + 1u]) - leaf.start - b;
-        if (n < 2u)
-            continue;
+        if (n < 2u || clq_seg_net(n))
+            continue; /* nothing to sort, or sorted by segnet.cl */
         if (n <= CLQ_SEG_RANK_MAX) {
             mark[b] = b << 16 | n;
             continue;

@@ -5,8 +5,9 @@
  * begin[i + 1]), in order of position. Two launches before the usual ones, over the segments:
  *   segcheck_kernel  checks each segment (begin <= end <= count, end <= the next begin) and
  *                    records the first invalid one and what the invalid ones break; a valid
- *                    short segment (2 .. CLQ_SEG_HALF keys) marks itself in its window, the
- *                    CLQ_SEG_HALF keys its begin falls in (first and last such segment, atomics).
+ *                    short segment (2 .. CLQ_SEG_HALF keys, but for those segnet.cl sorts) marks
+ *                    itself in its window, the CLQ_SEG_HALF keys its begin falls in (first and
+ *                    last such segment, atomics).
  *   segemit_kernel   does nothing if any segment was invalid, so that no key moves; else it
  *                    emits each longer segment as the root sequence of phase one (over
  *                    CLQ_LQ_MAX keys) or as a phase-two record, and each window that has short
@@ -69,7 +70,7 @@ void segcheck_kernel(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
             atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SEGMENTS);
             atomic_or(&status[CLQ_ST_SEG_WHY], why);
             atomic_min(&status[CLQ_ST_BAD_SEGMENT], s);
-        } else if (e - b >= 2u && e - b <= CLQ_SEG_HALF) {
+        } else if (e - b >= 2u && e - b <= CLQ_SEG_HALF && !clq_seg_net(e - b)) {
             const uint w = b / CLQ_SEG_HALF;
             atomic_min(&windows[2 * (size_t)w], s);
             atomic_max(&windows[2 * (size_t)w + 1], s);

@@ -92,16 +92,20 @@ typedef struct clq_tuning {
                                     * histogram to the global one (CLQ_SEL_BINS atomics) */
     unsigned small_tiles; /* host loop: sorts of at most this many tiles of lq_max keys take the
                            * tile path (cl/tiles.cl); 0: none */
+    unsigned seg_net;     /* segmented sorts of keys alone: segments of CLQ_NET_MIN + 1 ..
+                           * CLQ_NET_MAX keys sorted by cl/segnet.cl's network, its work-items
+                           * exchanging keys through local memory (1) or by PTX shuffles (2,
+                           * NVIDIA); 0: by phase two's ranking, like shorter ones */
 } clq_tuning;
 
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
  * arguments differ between launches exist once per value, with those arguments set at build
  * time: a launch then only sets buffer arguments. */
-enum { CLQ_KERNELS = 11, CLQ_SORT_PHASES = 7 };
+enum { CLQ_KERNELS = 12, CLQ_SORT_PHASES = 8 };
 typedef struct clq_kernel_desc {
     const char *name;
     int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two, 4 segments, 5 tile merge,
-                * 6 clear: the profile's rows */
+                * 6 clear, 7 segment network: the profile's rows */
     int work_lists; /* takes the work lists and the bucket pool among its buffers */
     int windows;    /* takes the segment windows after the status words */
     int nscalars;
@@ -136,6 +140,7 @@ typedef struct clq_program {
             cl_kernel tilesort;      /* the tile path: sort each tile in local memory */
             cl_kernel tilemerge;     /* the tile path: move each key to its place among all tiles */
             cl_kernel clear;         /* clear the bucket pool and the segment windows */
+            cl_kernel segnet;        /* segmented sorts: sort segments of up to CLQ_NET_MAX keys */
         };
         cl_kernel all[CLQ_KERNELS]; /* the same, in the order of clq_kernel_table */
     };
@@ -179,6 +184,7 @@ struct clqsort_context {
     size_t max_work_group_size;
     cl_ulong local_mem_size, max_alloc_size, global_mem_size;
     int has_int64_atomics;
+    int has_ptx_shuffles; /* NVIDIA, compute capability 7 or later: shfl.sync in inline PTX */
 
     clq_program programs[CLQ_PROGRAM_SLOTS];
 

@@ -169,6 +169,13 @@ static clqsort_status query_device(clqsort_context *ctx)
     char *ext;
     CLQ_TRY(DEVICE_STRING(ctx, CL_DEVICE_EXTENSIONS, &ext));
     ctx->has_int64_atomics = strstr(ext, "cl_khr_int64_base_atomics") && strstr(ext, "cl_khr_int64_extended_atomics");
+    /* NVIDIA's compiler takes inline PTX; shfl.sync needs compute capability 7 (Volta) or later */
+    cl_uint cc_major = 0;
+    if (strstr(ext, "cl_nv_device_attribute_query") &&
+        clGetDeviceInfo(ctx->device, 0x4000 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */, sizeof cc_major, &cc_major,
+                        NULL) != CL_SUCCESS)
+        cc_major = 0;
+    ctx->has_ptx_shuffles = cc_major >= 7;
     clq_free(ext);
     CLQ_TRY(DEVICE_INFO(ctx, CL_DEVICE_TYPE, ctx->device_type));
     CLQ_TRY(DEVICE_INFO(ctx, CL_DEVICE_MAX_COMPUTE_UNITS, ctx->compute_units));

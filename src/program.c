@@ -14,14 +14,14 @@ static const char *const key_defines[CLQ_KEY_TYPES] = {
 /* Every kernel object of a program, in the order of clq_program.all. Each takes the keys, scratch,
  * values, value scratch, segment begin and end, [work lists, bucket pool,] phase-two list and
  * status buffers, [segment windows,] then its scalars (cl/gqsort.cl, lqsort.cl, tiles.cl,
- * relauncher.cl, segments.cl; the order is set_buffer_args's in sort.c). */
+ * relauncher.cl, segments.cl, segnet.cl; the order is set_buffer_args's in sort.c). */
 const clq_kernel_desc clq_kernel_table[CLQ_KERNELS] = {
     {"gqcount_kernel", 0, 1, 0, 1, {0, 0}},    {"gqcount_kernel", 0, 1, 0, 1, {1, 0}},
     {"gqsort_kernel", 1, 1, 0, 1, {0, 0}},     {"gqsort_kernel", 1, 1, 0, 1, {1, 0}},
     {"relauncher_kernel", 2, 1, 0, 0, {0, 0}}, {"lqsort_kernel", 3, 0, 0, 0, {0, 0}},
     {"segcheck_kernel", 4, 0, 1, 0, {0, 0}},   {"segemit_kernel", 4, 1, 1, 0, {0, 0}},
     {"tilesort_kernel", 3, 0, 0, 0, {0, 0}},   {"tilemerge_kernel", 5, 0, 0, 0, {0, 0}},
-    {"clear_kernel", 6, 1, 1, 0, {0, 0}},
+    {"clear_kernel", 6, 1, 1, 0, {0, 0}},      {"segnet_kernel", 7, 0, 1, 0, {0, 0}},
 };
 
 const char *const clq_select_names[CLQ_SELECT_KERNELS] = {
@@ -70,11 +70,12 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
     char options[1024];
     snprintf(options, sizeof options,
              "-D%s%s%s%s -DCLQ_GQ_WG=%u -DCLQ_GQ_K=%u -DCLQ_GQ_WAYS=%u -DCLQ_GQ_COUNT_K=%u -DCLQ_LQ_WG=%u -DCLQ_LQ_WAYS=%u -DCLQ_LQ_MAX=%u -DCLQ_LQ_SMALL=%u "
-             "-DCLQ_FILL_CHUNK=%u -DCLQ_RL_WG=%u",
+             "-DCLQ_FILL_CHUNK=%u -DCLQ_RL_WG=%u -DCLQ_SEG_NET=%u",
              key_defines[type], descending ? " -DCLQ_DESCENDING" : "",
              value_bytes == 8 ? " -DCLQ_VALUE_BYTES=8" : value_bytes == 4 ? " -DCLQ_VALUE_BYTES=4" : "",
              ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? " -cl-std=CL2.0 -DCLQ_DEVICE_ENQUEUE" : "",
-             t->gq_wg, t->gq_k, t->gq_ways, t->gq_count_k, t->lq_wg, t->lq_ways, t->lq_max, t->lq_small, t->fill_chunk, t->rl_wg);
+             t->gq_wg, t->gq_k, t->gq_ways, t->gq_count_k, t->lq_wg, t->lq_ways, t->lq_max, t->lq_small, t->fill_chunk, t->rl_wg,
+             t->seg_net);
 
     const char *src = clqsort_kernel_source;
     size_t len = clqsort_kernel_source_length;

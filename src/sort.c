@@ -415,13 +415,19 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
 }
 
 /* Segmented sorts: check every segment, then emit the roots (cl/segments.cl), the groups taking
- * segments and windows in turn. */
+ * segments and windows in turn; then, where the tuning has it, sort the segments of up to
+ * CLQ_NET_MAX keys that phase two leaves (cl/segnet.cl). */
 static clqsort_status launch_segments(clqsort_context *ctx, const clq_plan *plan)
 {
     const clq_program *p = plan->prog;
     const size_t most = plan->segments > plan->windows ? plan->segments : plan->windows;
     CLQ_TRY(clq_launch(ctx, p, p->segcheck, fill_groups(ctx, &p->tuning, plan->segments), p->tuning.gq_wg));
-    return clq_launch(ctx, p, p->segemit, fill_groups(ctx, &p->tuning, most), p->tuning.gq_wg);
+    CLQ_TRY(clq_launch(ctx, p, p->segemit, fill_groups(ctx, &p->tuning, most), p->tuning.gq_wg));
+    if (!p->tuning.seg_net)
+        return CLQSORT_SUCCESS;
+    /* CLQ_NET_T work-items a segment (cl/segnet.cl) */
+    return clq_launch(ctx, p, p->segnet, fill_groups(ctx, &p->tuning, (size_t)plan->segments * CLQ_NET_T),
+                      p->tuning.gq_wg);
 }
 
 /* A host clock in ms (C11), for the profile's host times. */
@@ -439,7 +445,7 @@ static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_s
 {
     static const char *const sort_names[CLQ_SORT_PHASES] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel",
                                                             "lqsort_kernel or tilesort_kernel", "segment kernels",
-                                                            "tilemerge_kernel", "clear_kernel"};
+                                                            "tilemerge_kernel", "clear_kernel", "segnet_kernel"};
     const char *names[CLQ_PHASES];
     for (int i = 0; i < CLQ_PHASES; i++)
         names[i] = i < CLQ_SORT_PHASES ? sort_names[i] : clq_select_names[i - CLQ_SORT_PHASES];

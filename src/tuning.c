@@ -22,23 +22,25 @@ typedef struct tuning_entry {
 /* First match wins. Sizes are for 4-byte keys; fit_to_device() shrinks them where local memory
  * or work-group limits demand (8-byte keys, small devices).
  *   gq_wg gq_k gq_ways gq_count_k lq_wg lq_ways lq_max lq_small fill_chunk rl_wg groups_per_cu
- *   extra_levels select_slack select_groups_per_cu small_tiles
+ *   extra_levels select_slack select_groups_per_cu small_tiles seg_net
  * small_tiles: a sort of one tile (at most lq_max keys) is one launch wherever the tile path
  * runs; more tiles trade phase one's launches for a merge that ranks each key in every other
- * tile (H200: 16, see docs/PERFORMANCE.md "The tile path"). */
+ * tile (H200: 16, see docs/PERFORMANCE.md "The tile path"). seg_net: segments of 17 .. 64 keys
+ * by cl/segnet.cl's network, exchanging through local memory (1) or PTX shuffles (2); CPUs
+ * keep phase two's ranking (groups of one work-item). */
 static const tuning_entry table[] = {
     /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys. A partial sort counts
      * with 8 groups per compute unit: 2^26 keys, k = 16 / 1024 / 65536 in 0.186 / 0.307 / 0.408
      * ms against 0.192 / 0.323 / 0.424 with 16 (H200, call 90), its empty levels launching faster */
-    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 64, 256, 512, 4096, 32, 16384, 256, 16, 1, 65536, 8, 16}},
-    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 32, 256, 256, 2048, 32, 16384, 256, 8, 1, 65536, 8, 1}},
+    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 64, 256, 512, 4096, 32, 16384, 256, 16, 1, 65536, 8, 16, 2}},
+    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 32, 256, 256, 2048, 32, 16384, 256, 8, 1, 65536, 8, 1, 1}},
     /* CPUs: a work-group runs on one core, so both phases run best as one work-item per group,
      * counting with plain increments instead of local atomics. pocl 3.1, 2 cores, 2^22 keys:
      * 60 ms (16-item groups in phase one: 172 ms). Intel's CPU runtime 2026.2, same cores:
      * 2^24 keys in 345 ms (device enqueue) and 353 ms (host loop); its vectorized 64-item
      * groups took 1527 and 646 ms, and at 2^20 103 and 29 ms instead of 18 and 16. */
-    {CL_DEVICE_TYPE_CPU, "", {1, 2048, 64, 16384, 1, 512, 4096, 32, 16384, 64, 8, 1, 65536, 8, 1}},
-    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 16, 64, 128, 1024, 32, 8192, 64, 4, 1, 65536, 4, 1}},
+    {CL_DEVICE_TYPE_CPU, "", {1, 2048, 64, 16384, 1, 512, 4096, 32, 16384, 64, 8, 1, 65536, 8, 1, 0}},
+    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 16, 64, 128, 1024, 32, 8192, 64, 4, 1, 65536, 4, 1, 1}},
 };
 
 static int vendor_matches(const char *vendor, const char *want)
@@ -87,10 +89,20 @@ static cl_ulong rl_local_bytes(const clq_tuning *t)
     return 8ull * t->rl_wg + 8ull * t->gq_ways + 8ull * t->rl_wg + 64;
 }
 
+/* segnet_kernel's local memory (segnet.cl): a list of segments, one uint per work-item and its
+ * count; with seg_net 1, CLQ_NET_MAX / CLQ_NET_T keys per work-item too */
+static cl_ulong net_local_bytes(const clq_tuning *t, unsigned kb)
+{
+    const cl_ulong keys = t->seg_net == 1 ? (cl_ulong)t->gq_wg * (CLQ_NET_MAX / CLQ_NET_T) * kb : 8u;
+    return keys + 4ull * t->gq_wg + 64;
+}
+
 cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
 {
     if (phase == 4 || phase == 6)
         return 64; /* segments.cl declares no local memory */
+    if (phase == 7)
+        return net_local_bytes(t, elem_bytes);
     if (phase == 5) /* tilemerge_kernel (tiles.cl): lq_max keys, three words per tile */
         return (cl_ulong)t->lq_max * elem_bytes + 3 * 4 * CLQ_TILES_MAX + 64;
     return phase == 2 ? rl_local_bytes(t) : phase == 3 ? lq_local_bytes(t, elem_bytes) : gq_local_bytes(t, elem_bytes);
@@ -160,6 +172,10 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->extra_levels = 64;
     if (t->small_tiles > CLQ_TILES_MAX)
         t->small_tiles = CLQ_TILES_MAX;
+    if (t->seg_net == 2 && !ctx->has_ptx_shuffles)
+        t->seg_net = 1;
+    if (t->gq_wg < CLQ_NET_T || net_local_bytes(t, kb) > local)
+        t->seg_net = 0;
 }
 
 unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count)
@@ -209,6 +225,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         {"rl_wg", &t->rl_wg, 1},         {"groups_per_cu", &t->groups_per_cu, 0},
         {"extra_levels", &t->extra_levels, -1}, {"select_slack", &t->select_slack, -1},
         {"select_groups_per_cu", &t->select_groups_per_cu, 0}, {"small_tiles", &t->small_tiles, -1},
+        {"seg_net", &t->seg_net, -1},
     };
     const char *p = env;
     while (*p) {
@@ -230,6 +247,9 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
                             "CLQSORT_TUNING=\"%s\": unknown name or bad value near \"%.*s\" (work-group "
                             "sizes are powers of two, values 1..2^20)",
                             env, (int)(end - p), p);
+        if (fields[i].field == &t->seg_net && v > 2)
+            return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION,
+                            "CLQSORT_TUNING=\"%s\": seg_net is 0 (off), 1 (local memory) or 2 (PTX shuffles)", env);
         *fields[i].field = (unsigned)v;
         p = *end ? end + 1 : end;
     }
@@ -241,5 +261,8 @@ clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsign
 {
     const unsigned elem_bytes = clq_key_bytes(type) + value_bytes;
     clq_tuning_for_device(ctx, elem_bytes, t);
-    return clq_tuning_from_env(ctx, elem_bytes, t);
+    CLQ_TRY(clq_tuning_from_env(ctx, elem_bytes, t));
+    if (value_bytes)
+        t->seg_net = 0; /* the network moves keys alone */
+    return CLQSORT_SUCCESS;
 }

@@ -322,6 +322,9 @@ static void test_stats_and_tuning(clqsort_context *ctx)
     clqsort_info info;
     CHECK(clqsort_get_info(ctx, &info) == CLQSORT_ERROR_INVALID_OPTION && info.gqsort_work_group > 0,
           "get_info reports the bad tuning and the table's shape");
+    setenv("CLQSORT_TUNING", "seg_net=3", 1); /* 0, 1 or 2 */
+    CHECK(clqsort_get_info(ctx, &info) == CLQSORT_ERROR_INVALID_OPTION && strstr(clqsort_last_error(ctx), "seg_net"),
+          "seg_net=3 refused: %s", clqsort_last_error(ctx));
     /* a tuning whose record counts would not fit the kernels' 32 bits: refused, not wrapped */
     setenv("CLQSORT_TUNING", "lq_max=1", 1);
     size_t bytes = 0;
