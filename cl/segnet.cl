@@ -22,6 +22,10 @@
  * The keys are read in stripes (work-item q reads positions q, q + T, ...: which position a key
  * starts at does not matter to a network) and written in stripes again, the blocks turned by
  * shuffles or through local memory, so that the segment's work-items write runs together.
+ * With values (4-byte keys only), the network sorts each key's code with its position in the
+ * segment below it, (code << 32 | position): no two are equal, so the padding stays behind keys of
+ * the largest code, and each value is then read from its key's old position (all of the
+ * segment's reads before any write) and written beside the key.
  */
 
 #if CLQ_SEG_NET
@@ -31,15 +35,34 @@ typedef char clq_check_net_keys[CLQ_NET_E * CLQ_NET_T == CLQ_NET_MAX ? 1 : -1];
 typedef char clq_check_net_group[CLQ_GQ_WG % CLQ_NET_T == 0 ? 1 : -1];
 typedef char clq_check_net_square[CLQ_NET_E == CLQ_NET_T ? 1 : -1]; /* clq_net_stripes */
 
+/* What the network sorts: codes, or with values (code << 32 | position); the padding sorts last. */
+#ifdef CLQ_PAIRS
+#if CLQ_CODE_BITS != 32
+#error "segnet.cl: values go through the network with 4-byte keys only (src/tuning.c)"
+#endif
+typedef ulong clq_net_t;
+#define CLQ_NET_BITS 64
+#define CLQ_NET_PAD 0xfffffffffffffffful
+#define clq_net_of(code, pos) (upsample((code), (pos)))
+#define clq_net_code(e) ((clq_code)((e) >> 32))
+#define clq_net_pos(e) ((uint)(e))
+#else
+typedef clq_code clq_net_t;
+#define CLQ_NET_BITS CLQ_CODE_BITS
+#define CLQ_NET_PAD CLQ_CODE_MAX
+#define clq_net_of(code, pos) (code)
+#define clq_net_code(e) (e)
+#endif
+
 #define CLQ_NET_CE(a, b)                                                                                               \
     do {                                                                                                               \
-        const clq_code lo_ = min((a), (b));                                                                            \
+        const clq_net_t lo_ = min((a), (b));                                                                           \
         (b) = max((a), (b));                                                                                           \
         (a) = lo_;                                                                                                     \
     } while (0)
 
 /* The steps of distance j0 .. 1 within one work-item's keys. */
-inline void clq_net_clean(clq_code *r, uint j0)
+inline void clq_net_clean(clq_net_t *r, uint j0)
 {
 #pragma unroll
     for (uint j = CLQ_NET_E / 2u; j > 0; j >>= 1) {
@@ -53,7 +76,7 @@ inline void clq_net_clean(clq_code *r, uint j0)
 }
 
 /* Sorts one work-item's keys: merges of 2, 4, .. CLQ_NET_E keys. */
-inline void clq_net_sort_own(clq_code *r)
+inline void clq_net_sort_own(clq_net_t *r)
 {
 #pragma unroll
     for (uint k = 2; k <= CLQ_NET_E; k <<= 1) {
@@ -74,9 +97,9 @@ inline uint clq_shfl_xor(uint v, uint mask, uint members)
     return r;
 }
 
-inline clq_code clq_net_shfl(clq_code v, uint mask, uint members)
+inline clq_net_t clq_net_shfl(clq_net_t v, uint mask, uint members)
 {
-#if CLQ_CODE_BITS == 32
+#if CLQ_NET_BITS == 32
     return clq_shfl_xor(v, mask, members);
 #else
     const uint2 h = as_uint2(v);
@@ -87,7 +110,7 @@ inline clq_code clq_net_shfl(clq_code v, uint mask, uint members)
 /* Turns the segment's blocks into stripes: lane q's keys become positions q, q + T, .. (they
  * were E q .. E q + E - 1), so that each store of the segment's lanes writes one run. A transpose
  * of the E x E keys of the lanes, halves, then quarters, then eighths swapped between lanes. */
-inline void clq_net_stripes(clq_code *r, uint q, uint members)
+inline void clq_net_stripes(clq_net_t *r, uint q, uint members)
 {
 #pragma unroll
     for (uint m = CLQ_NET_E / 2u; m > 0; m >>= 1) {
@@ -96,7 +119,7 @@ inline void clq_net_stripes(clq_code *r, uint q, uint members)
         for (uint i = 0; i < CLQ_NET_E; i++) {
             if (i & m)
                 continue;
-            const clq_code got = clq_net_shfl(upper ? r[i] : r[i | m], m, members);
+            const clq_net_t got = clq_net_shfl(upper ? r[i] : r[i | m], m, members);
             r[i] = upper ? got : r[i];
             r[i | m] = upper ? r[i | m] : got;
         }
@@ -107,12 +130,12 @@ inline void clq_net_stripes(clq_code *r, uint q, uint members)
 /* A step that pairs this work-item's key i with work-item (q ^ mask)'s key E - 1 - i (mirrored)
  * or i; the lower work-item keeps the smaller of each pair. `xs`: the segment's CLQ_NET_MAX
  * slots in local memory (CLQ_SEG_NET 1), `members`: its lanes (CLQ_SEG_NET 2). */
-inline void clq_net_cross(clq_code *r, __local clq_code *xs, uint members, uint q, uint mask, int mirrored)
+inline void clq_net_cross(clq_net_t *r, __local clq_net_t *xs, uint members, uint q, uint mask, int mirrored)
 {
     const int lower = q < (q ^ mask);
 #if CLQ_SEG_NET == 2
     (void)xs;
-    clq_code v[CLQ_NET_E]; /* every key is sent before any changes */
+    clq_net_t v[CLQ_NET_E]; /* every key is sent before any changes */
 #pragma unroll
     for (uint i = 0; i < CLQ_NET_E; i++)
         v[i] = clq_net_shfl(r[mirrored ? CLQ_NET_E - 1u - i : i], mask, members);
@@ -132,7 +155,7 @@ inline void clq_net_cross(clq_code *r, __local clq_code *xs, uint members, uint 
 #pragma unroll
     for (uint i = 0; i < CLQ_NET_E; i++) {
         const uint e = mirrored ? CLQ_NET_E - 1u - i : i;
-        const clq_code v = xs[CLQ_NET_E * p + ((e + p) & (CLQ_NET_E - 1u))];
+        const clq_net_t v = xs[CLQ_NET_E * p + ((e + p) & (CLQ_NET_E - 1u))];
         r[i] = lower ? min(r[i], v) : max(r[i], v);
     }
 #endif
@@ -142,7 +165,7 @@ inline void clq_net_cross(clq_code *r, __local clq_code *xs, uint members, uint 
  * sorts them CLQ_GQ_WG / CLQ_NET_T at a time, so that short or long segments among them cost no
  * network (barriers stay outside every branch: pocl 3.1 miscompiled a round skipped by a branch
  * on a flag in local memory). */
-void clq_segnet_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_code *x, __local uint *list,
+void clq_segnet_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_net_t *x, __local uint *list,
                      __local uint *listed)
 {
     const uint nseg = status[CLQ_ST_SEGMENTS], end_given = status[CLQ_ST_SEG_END_GIVEN];
@@ -167,17 +190,19 @@ void clq_segnet_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_code 
 #if CLQ_SEG_NET == 2
             if (n == 0)
                 continue; /* the same for the segment's lanes, the only ones a shuffle waits for */
-            __local clq_code *xs = x; /* not used */
+            __local clq_net_t *xs = x; /* not used */
 #else
             /* the segment's slots; computed in the loop: pocl 3.1 gave every work-item the first
              * segment's when this was computed once before it (the lanes of a group's empty
              * segments then wrote their padding over that segment's keys) */
-            __local clq_code *xs = x + (lid / CLQ_NET_T) * CLQ_NET_MAX;
+            __local clq_net_t *xs = x + (lid / CLQ_NET_T) * CLQ_NET_MAX;
 #endif
-            clq_code r[CLQ_NET_E];
+            clq_net_t r[CLQ_NET_E];
 #pragma unroll
-            for (uint i = 0; i < CLQ_NET_E; i++)
-                r[i] = q + CLQ_NET_T * i < n ? clq_to_code(keys[b + q + CLQ_NET_T * i]) : CLQ_CODE_MAX;
+            for (uint i = 0; i < CLQ_NET_E; i++) {
+                const uint at = q + CLQ_NET_T * i;
+                r[i] = at < n ? clq_net_of(clq_to_code(keys[b + at]), at) : CLQ_NET_PAD;
+            }
             clq_net_sort_own(r);
 #pragma unroll
             for (uint k = 2u * CLQ_NET_E; k <= CLQ_NET_MAX; k <<= 1) {
@@ -189,10 +214,6 @@ void clq_segnet_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_code 
             }
 #if CLQ_SEG_NET == 2
             clq_net_stripes(r, q, members);
-#pragma unroll
-            for (uint i = 0; i < CLQ_NET_E; i++)
-                if (q + CLQ_NET_T * i < n)
-                    keys[b + q + CLQ_NET_T * i] = clq_from_code(r[i]);
 #else
             /* back in stripes through local memory, as the keys came: the writes of a segment's
              * work-items meet in runs */
@@ -203,8 +224,28 @@ void clq_segnet_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_code 
             barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
             for (uint i = 0; i < CLQ_NET_E; i++)
+                r[i] = xs[CLQ_NET_E * i + ((q + i) & (CLQ_NET_E - 1u))];
+#endif
+#ifdef CLQ_PAIRS
+            clq_value v[CLQ_NET_E];
+#pragma unroll
+            for (uint i = 0; i < CLQ_NET_E; i++)
                 if (q + CLQ_NET_T * i < n)
-                    keys[b + q + CLQ_NET_T * i] = clq_from_code(xs[CLQ_NET_E * i + ((q + i) & (CLQ_NET_E - 1u))]);
+                    v[i] = vals[b + clq_net_pos(r[i])];
+            /* every value of the segment is read before any is written */
+#if CLQ_SEG_NET == 2
+            asm volatile("bar.warp.sync %0;" ::"r"(members) : "memory");
+#else
+            barrier(CLK_GLOBAL_MEM_FENCE);
+#endif
+#endif
+#pragma unroll
+            for (uint i = 0; i < CLQ_NET_E; i++)
+                if (q + CLQ_NET_T * i < n) {
+                    keys[b + q + CLQ_NET_T * i] = clq_from_code(clq_net_code(r[i]));
+                    CLQ_IF_PAIRS(vals[b + q + CLQ_NET_T * i] = v[i];)
+                }
+#if CLQ_SEG_NET == 1
             barrier(CLK_LOCAL_MEM_FENCE); /* before the next segments' keys go in */
 #endif
         }
@@ -219,7 +260,7 @@ void segnet_kernel(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *
     (void)leaves;
     (void)windows;
 #if CLQ_SEG_NET
-    __local clq_code x[CLQ_SEG_NET == 1 ? CLQ_GQ_WG * CLQ_NET_E : 1];
+    __local clq_net_t x[CLQ_SEG_NET == 1 ? CLQ_GQ_WG * CLQ_NET_E : 1];
     __local uint list[CLQ_GQ_WG], listed;
     if (!status[CLQ_ST_ERROR]) /* an invalid segment: nothing may move */
         clq_segnet_body(CLQ_BUFFER_ARGS_AT(status), status, x, list, &listed);

@@ -92,10 +92,10 @@ typedef struct clq_tuning {
                                     * histogram to the global one (CLQ_SEL_BINS atomics) */
     unsigned small_tiles; /* host loop: sorts of at most this many tiles of lq_max keys take the
                            * tile path (cl/tiles.cl); 0: none */
-    unsigned seg_net;     /* segmented sorts of keys alone: segments of CLQ_NET_MIN + 1 ..
-                           * CLQ_NET_MAX keys sorted by cl/segnet.cl's network, its work-items
-                           * exchanging keys through local memory (1) or by PTX shuffles (2,
-                           * NVIDIA); 0: by phase two's ranking, like shorter ones */
+    unsigned seg_net;     /* segmented sorts (keys alone, or 4-byte keys with values): segments of
+                           * CLQ_NET_MIN + 1 .. CLQ_NET_MAX keys sorted by cl/segnet.cl's network,
+                           * its work-items exchanging keys through local memory (1) or by PTX
+                           * shuffles (2, NVIDIA); 0: by phase two's ranking, like shorter ones */
 } clq_tuning;
 
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar

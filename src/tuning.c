@@ -262,7 +262,7 @@ clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsign
     const unsigned elem_bytes = clq_key_bytes(type) + value_bytes;
     clq_tuning_for_device(ctx, elem_bytes, t);
     CLQ_TRY(clq_tuning_from_env(ctx, elem_bytes, t));
-    if (value_bytes)
-        t->seg_net = 0; /* the network moves keys alone */
+    if (value_bytes && clq_key_bytes(type) == 8)
+        t->seg_net = 0; /* with values the network sorts (code, position) in 64 bits: 4-byte keys */
     return CLQSORT_SUCCESS;
 }
