@@ -170,7 +170,8 @@ void clq_segnet_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_net_t
 {
     const uint nseg = status[CLQ_ST_SEGMENTS], end_given = status[CLQ_ST_SEG_END_GIVEN];
     const uint lid = get_local_id(0), q = lid % CLQ_NET_T, slots = CLQ_GQ_WG / CLQ_NET_T;
-    const uint members = ((1u << CLQ_NET_T) - 1u) << (lid & 31u & ~(CLQ_NET_T - 1u)); /* its segment's lanes */
+    /* its segment's lanes of the warp (NVIDIA: work-item lid is lane lid % 32) */
+    const uint members = ((1u << CLQ_NET_T) - 1u) << (lid & 31u & ~(CLQ_NET_T - 1u));
     (void)members;
     for (ulong c0 = (ulong)get_group_id(0) * CLQ_GQ_WG; c0 < nseg; c0 += (ulong)get_num_groups(0) * CLQ_GQ_WG) {
         if (lid == 0)
