@@ -20,9 +20,8 @@ typedef struct tuning_entry {
 } tuning_entry;
 
 /* First match wins. Sizes are for 4-byte keys; fit_to_device() shrinks them where local memory
- * or work-group limits demand (8-byte keys, small devices).
- *   gq_wg gq_k gq_ways gq_count_k lq_wg lq_ways lq_max lq_small fill_chunk rl_wg groups_per_cu
- *   extra_levels select_slack select_groups_per_cu small_tiles seg_net
+ * or work-group limits demand (8-byte keys, small devices). Each field's meaning: clq_tuning in
+ * clqsort_internal.h.
  * small_tiles: a sort of one tile (at most lq_max keys) is one launch wherever the tile path
  * runs; more tiles trade phase one's launches for a merge that ranks each key in every other
  * tile (H200: 16, see docs/PERFORMANCE.md "The tile path"). seg_net: segments of 17 .. 64 keys
@@ -32,15 +31,27 @@ static const tuning_entry table[] = {
     /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys. A partial sort counts
      * with 8 groups per compute unit: 2^26 keys, k = 16 / 1024 / 65536 in 0.186 / 0.307 / 0.408
      * ms against 0.192 / 0.323 / 0.424 with 16 (H200, call 90), its empty levels launching faster */
-    {CL_DEVICE_TYPE_GPU, "nvidia", {256, 16, 256, 64, 256, 512, 4096, 32, 16384, 256, 16, 1, 65536, 8, 16, 2}},
-    {CL_DEVICE_TYPE_GPU, "", {256, 8, 256, 32, 256, 256, 2048, 32, 16384, 256, 8, 1, 65536, 8, 1, 1}},
+    {CL_DEVICE_TYPE_GPU, "nvidia",
+     {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
+      .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
+      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 16, .seg_net = 2}},
+    {CL_DEVICE_TYPE_GPU, "",
+     {.gq_wg = 256, .gq_k = 8, .gq_ways = 256, .gq_count_k = 32, .lq_wg = 256, .lq_ways = 256, .lq_max = 2048,
+      .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 8, .extra_levels = 1,
+      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 1}},
     /* CPUs: a work-group runs on one core, so both phases run best as one work-item per group,
      * counting with plain increments instead of local atomics. pocl 3.1, 2 cores, 2^22 keys:
      * 60 ms (16-item groups in phase one: 172 ms). Intel's CPU runtime 2026.2, same cores:
      * 2^24 keys in 345 ms (device enqueue) and 353 ms (host loop); its vectorized 64-item
      * groups took 1527 and 646 ms, and at 2^20 103 and 29 ms instead of 18 and 16. */
-    {CL_DEVICE_TYPE_CPU, "", {1, 2048, 64, 16384, 1, 512, 4096, 32, 16384, 64, 8, 1, 65536, 8, 1, 0}},
-    {CL_DEVICE_TYPE_ALL, "", {64, 8, 64, 16, 64, 128, 1024, 32, 8192, 64, 4, 1, 65536, 4, 1, 1}},
+    {CL_DEVICE_TYPE_CPU, "",
+     {.gq_wg = 1, .gq_k = 2048, .gq_ways = 64, .gq_count_k = 16384, .lq_wg = 1, .lq_ways = 512, .lq_max = 4096,
+      .lq_small = 32, .fill_chunk = 16384, .rl_wg = 64, .groups_per_cu = 8, .extra_levels = 1,
+      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 0}},
+    {CL_DEVICE_TYPE_ALL, "",
+     {.gq_wg = 64, .gq_k = 8, .gq_ways = 64, .gq_count_k = 16, .lq_wg = 64, .lq_ways = 128, .lq_max = 1024,
+      .lq_small = 32, .fill_chunk = 8192, .rl_wg = 64, .groups_per_cu = 4, .extra_levels = 1, .select_slack = 65536,
+      .select_groups_per_cu = 4, .small_tiles = 1, .seg_net = 1}},
 };
 
 static int vendor_matches(const char *vendor, const char *want)
