@@ -307,7 +307,11 @@ inline uint clq_units_of(uint len) { return clq_ceil_div(len, CLQ_GQ_UNIT); }
 #if CLQ_SEG_NET
 inline int clq_seg_net(uint n) { return n > CLQ_NET_MIN && n <= CLQ_NET_MAX; }
 #else
-inline int clq_seg_net(uint n) { return (int)(n & 0u); }
+inline int clq_seg_net(uint n)
+{
+    (void)n;
+    return 0;
+}
 #endif
 
 /* ---- work-group scans --------------------------------------------------------------------- */

@@ -246,9 +246,7 @@ void clq_segnet_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_net_t
                     keys[b + q + CLQ_NET_T * i] = clq_from_code(clq_net_code(r[i]));
                     CLQ_IF_PAIRS(vals[b + q + CLQ_NET_T * i] = v[i];)
                 }
-#if CLQ_SEG_NET == 1
-            barrier(CLK_LOCAL_MEM_FENCE); /* before the next segments' keys go in */
-#endif
+            /* local memory is next written after the barrier that opens the next exchange */
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* the list is read: the next chunk may write it */
     }

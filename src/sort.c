@@ -425,9 +425,8 @@ static clqsort_status launch_segments(clqsort_context *ctx, const clq_plan *plan
     CLQ_TRY(clq_launch(ctx, p, p->segemit, fill_groups(ctx, &p->tuning, most), p->tuning.gq_wg));
     if (!p->tuning.seg_net)
         return CLQSORT_SUCCESS;
-    /* CLQ_NET_T work-items a segment (cl/segnet.cl) */
-    return clq_launch(ctx, p, p->segnet, fill_groups(ctx, &p->tuning, (size_t)plan->segments * CLQ_NET_T),
-                      p->tuning.gq_wg);
+    /* one work-item a segment to list them, each group a chunk of gq_wg (cl/segnet.cl) */
+    return clq_launch(ctx, p, p->segnet, fill_groups(ctx, &p->tuning, plan->segments), p->tuning.gq_wg);
 }
 
 /* A host clock in ms (C11), for the profile's host times. */

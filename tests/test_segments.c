@@ -733,7 +733,7 @@ int main(int argc, char **argv)
         {TU_SEG_FIXED, 3 * lq, 50000}, {TU_SEG_FEW, 3, 200003},        {TU_SEG_PARETO, 20000, 150000},
         {TU_SEG_GAPS, 300, 40000},     {TU_SEG_GAPS, 3 * lq, 80000},   {TU_SEG_AROUND, lq, 60000},
         {TU_SEG_EMPTY, 5, 1000},       {TU_SEG_FEW, 1, 1},             {TU_SEG_FEW, 1, 2},
-        /* lengths of phase two's sorting network (17 .. 64 keys: lqsort.cl) and around them */
+        /* lengths of the sorting network (17 .. 64 keys: segnet.cl) and around them */
         {TU_SEG_GAPS, 70, 30000},      {TU_SEG_FIXED, 33, 20000},
     };
     const size_t nconfigs = tiny ? 2 : sizeof configs / sizeof configs[0];
