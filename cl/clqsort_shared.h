@@ -70,47 +70,63 @@
 #define CLQ_SEL_TOP (CLQ_SEL_BINS + 8u)     /* the first range's width, [0, 2^top), if sampled; 0: all */
 #define CLQ_SEL_KEPT (CLQ_SEL_BINS + 9u)    /* composites the first level kept (atomic; may pass the room) */
 #define CLQ_SEL_WORDS (CLQ_SEL_BINS + 16u)  /* even: what follows is 8-byte aligned */
-/* For k <= CLQ_SEL_KEEP_MAX_K, the first level of a sampled selection also keeps every composite
- * of its range [0, 2^top) (expected: k to 2 k in CLQ_SEL_SAMPLES of the keys), in room for
+/* The first level of a sampled selection also keeps every composite of its range [0, 2^top)
+ * (about CLQ_SEL_RANK(n, k) / CLQ_SEL_SAMPLES of the keys, twice that at most), in room for
  * CLQ_SEL_KEEP_ROOM(n, k) of them (twice the most expected) after the values of the answer
  * (8-byte aligned, from word CLQ_SEL_KEEP_WORD(k, value bytes)); when they fit, the later levels
- * and the gather read those instead of every key. */
-#define CLQ_SEL_KEEP_MAX_K 16u
+ * and the gather read those instead of every key. Ranks above CLQ_SEL_KEEP_MAX_RANK keep
+ * nothing: their room would pass n / 16. */
+#define CLQ_SEL_KEEP_MAX_RANK 64u
 /* Candidates (or kept composites) a group of the selection holds in local memory before it
  * appends them all with one atomic; any more go one by one. */
 #define CLQ_SEL_STAGE 256u
-/* The composites one counting group of the first level keeps: for k = 16 on the H200's 2112
- * groups, 2^26 uniform keys leave at most about 250 per group. A group with more makes the
- * keeping fail (the input is not what the sample promised) rather than append them one by one:
- * k = 64 appending past a stage of 256 took 0.526 ms against 0.304 without keeping, the
+/* The composites one counting group of the first level keeps: for k = 65536 on the H200's 1056
+ * groups, 2^26 uniform keys leave about 540 per group, twice that at most. A group with more
+ * makes the keeping fail (the input is not what the sample promised) rather than append them one
+ * by one: k = 64 appending past a stage of 256 took 0.526 ms against 0.304 without keeping, the
  * composites contending for one counter. */
 #define CLQ_SEL_KEEP_STAGE 1024u
 #define CLQ_SEL_KEEP_ROOM(n, k)                                                                    \
-    ((k) <= CLQ_SEL_KEEP_MAX_K ? ((n) < ((n) / CLQ_SEL_SAMPLES + 1u) * 4u * (k) ? (n)               \
-                                                                             : ((n) / CLQ_SEL_SAMPLES + 1u) * 4u * (k)) \
-                              : 0u)
+    (CLQ_SEL_RANK(n, k) > CLQ_SEL_KEEP_MAX_RANK                      ? 0u                          \
+     : (n) < ((n) / CLQ_SEL_SAMPLES + 1u) * 4u * CLQ_SEL_RANK(n, k) ? (n)                         \
+                                                                    : ((n) / CLQ_SEL_SAMPLES + 1u) * 4u * CLQ_SEL_RANK(n, k))
 #define CLQ_SEL_KEEP_WORD(k, vb) (CLQ_SEL_WORDS + 2u * (k) + 2u * (((k) * (vb) + 7u) / 8u))
 /* Candidates select_sort_kernel sorts in local memory (8 bytes each, in the space of the
  * histogram): partial sorts with k up to this many sort their candidates in one group. */
 #define CLQ_SEL_SORT_MAX 2048u
-/* Levels of CLQ_SEL_BITS that take a range of 2^width composites down to a single value; for
- * the whole range of composites of 32 + pbits bits, the most any selection needs: the host
- * enqueues that many, the kernels derive each level's range from the first range's width. */
+/* Levels of CLQ_SEL_BITS that take a range of 2^width composites down to a single value; the
+ * kernels derive each level's range from the first range's width. (The host enqueues fewer:
+ * the selection is done once the candidates fit their buffer, select_levels in src/sort.c.) */
 #define CLQ_SEL_LEVELS_OF(width) (((width) + CLQ_SEL_BITS - 1u) / CLQ_SEL_BITS)
-#define CLQ_SEL_LEVELS(pbits) CLQ_SEL_LEVELS_OF(32u + (pbits))
 /* Keys select_sample_kernel reads to choose the first range (all of them when fewer), and the
- * largest k it runs for: above, its range keeps too many keys to pay for its launch (H200,
- * call 22: 0.023 ms, k = 1024 gained nothing; 0.014 ms since call 89). */
+ * largest k for which it also clears the selection's words and marks (above, select_clear_kernel
+ * does, with the whole device: k marks are too many for one group). */
 #define CLQ_SEL_SAMPLES 4096u
-#define CLQ_SEL_SAMPLE_MAX_K 256u
+#define CLQ_SEL_SAMPLE_CLEARS_MAX_K 65536u
+/* The first range is [0, 2^top), top the bit length of the rank-th smallest composite of the
+ * samples. Rank k (small k, or every key sampled) puts at least k composites in it, as the
+ * samples are keys. A larger k takes the rank its share of the samples has, k s / n rounded up,
+ * plus half that and 16 (so that k <= 16 keeps rank k); the share is taken as k / (n / s) + 1,
+ * no smaller and without a 64-bit product. Then fewer than k composites lie below the sample of
+ * that rank with a chance under 1e-6 for keys in random order (Poisson tails; 1e-17 for
+ * k <= n / s). When they do, the first pick finds it and the selection starts again from every
+ * composite (select_pick_kernel), one level more than the host otherwise needs. */
+#define CLQ_SEL_SAMPLES_OF(n) ((n) < CLQ_SEL_SAMPLES ? (n) : CLQ_SEL_SAMPLES)
+#define CLQ_SEL_SHARE(n, k) ((k) / ((n) / CLQ_SEL_SAMPLES_OF(n)) + 1u)
+#define CLQ_SEL_RANK(n, k)                                                                         \
+    ((k) < CLQ_SEL_SHARE(n, k) + CLQ_SEL_SHARE(n, k) / 2u + 16u ? (k)                              \
+                                                                : CLQ_SEL_SHARE(n, k) + CLQ_SEL_SHARE(n, k) / 2u + 16u)
 
 /* Keys the root of a sort reads to choose between slices of its code range and root slices
  * (relauncher.cl: clq_choose_root_slices). */
 #define CLQ_SLICE_SAMPLES 2048u
 
 /* The most tiles a sort on the tile path has (cl/tiles.cl): the merge keeps three words per
- * tile in local memory, and the host caps the tuning's small_tiles here. */
-#define CLQ_TILES_MAX 64u
+ * tile in local memory, and the host caps the tuning's small_tiles here. A selecting partial
+ * sort's candidates take the tile path up to this many tiles whatever small_tiles says
+ * (src/sort.c): their count is known only on the device, and phase one's schedule for 64-bit
+ * keys is eight levels of launches that mostly find nothing (k = 65536 on the H100: 0.34 ms). */
+#define CLQ_TILES_MAX 128u
 
 /* Segmented sorts: segments of CLQ_NET_MIN + 1 .. CLQ_NET_MAX keys are sorted by a network of
  * CLQ_NET_T work-items each (cl/segnet.cl) where the tuning's seg_net allows, not in phase two;

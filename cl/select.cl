@@ -7,17 +7,20 @@
  * holds the k-th one and few others, and only the keys below its end are sorted:
  *   select_clear_kernel   zeroes the words of `sel` and the k marks after them (for small k
  *                         select_sample_kernel does, one launch fewer).
- *   select_sample_kernel  one group, for small k: the first range, [0, 2^top), from a sample of
- *                         the keys (at least k keys lie inside it); else every composite.
+ *   select_sample_kernel  one group: the first range, [0, 2^top), from a sample of the keys
+ *                         (CLQ_SEL_RANK: for small k at least k keys lie inside it; for larger k
+ *                         a few more than k in all likelihood, and if not the first pick starts
+ *                         again from every composite).
  *   select_hist_kernel    one level: the keys inside the range [base, base + 2^width) are
  *                         counted in CLQ_SEL_BINS buckets of the range (local histogram, added
  *                         to sel[]);
  *   select_pick_kernel    one group: the bucket that holds the k-th composite becomes the range.
  *                         Once the composites below its end number at most `cap` (or it is a
  *                         single composite), the selection is done: status[CLQ_ST_COUNT]
- *                         becomes that number, and the host's further levels do nothing.
- *                         CLQ_SEL_LEVELS(pbits) levels always reach a single composite, so the
- *                         host enqueues that many; a narrower first range needs fewer.
+ *                         becomes that number, and the host's further levels do nothing. The
+ *                         host enqueues as many levels as the widest range needs to get there
+ *                         (src/sort.c, select_levels), one more if the first range may fall
+ *                         short of k composites.
  *   select_gather_kernel  appends every composite below the range's end to `cand` (each group
  *                         stages its own in local memory and appends them with one atomic),
  *                         and for k <= CLQ_SEL_SORT_MAX counts those inside the range by the
@@ -187,12 +190,11 @@ void select_clear_kernel(CLQ_SELECT_PARAMS)
  * samples share a few lengths and one counter each would serialize their atomics. */
 #define CLQ_SEL_SPREAD 16u
 
-/* One group, before the first level, for k <= CLQ_SEL_SAMPLE_MAX_K (the host's choice), in place
- * of select_clear_kernel: the selection's words and marks to 0, then the first range, [0, 2^top),
- * top the bit length of the k-th smallest composite among CLQ_SEL_SAMPLES keys spread evenly
- * over the input (all of them when there are fewer). The samples are keys, so the range holds at
- * least k composites, and the first level counts only the keys inside it (for uniform keys and
- * k = 16, 1/250 of them). Without it the first range is every composite. */
+/* One group, before the first level: for k <= CLQ_SEL_SAMPLE_CLEARS_MAX_K the selection's words
+ * and marks to 0 (larger k: select_clear_kernel did), then the first range, [0, 2^top), top the
+ * bit length of the composite of rank CLQ_SEL_RANK(n, k) among CLQ_SEL_SAMPLES keys spread evenly
+ * over the input (all of them when there are fewer). The first level counts and keeps only the
+ * keys inside it (for uniform keys, 2^26 of them and k <= 16384, about 1/300 of them). */
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_sample_kernel(CLQ_SELECT_PARAMS)
 {
@@ -203,11 +205,13 @@ void select_sample_kernel(CLQ_SELECT_PARAMS)
     (void)cap;
     __local uint lengths[65 * CLQ_SEL_SPREAD]; /* samples by the bit length of their composite */
     const uint lid = get_local_id(0), copy = lid % CLQ_SEL_SPREAD;
-    /* k above the samples: the whole range, and nothing to read */
-    const uint samples = k <= min(n, CLQ_SEL_SAMPLES) ? min(n, CLQ_SEL_SAMPLES) : 0u;
+    /* a rank above the samples: the whole range, and nothing to read */
+    const uint rank = CLQ_SEL_RANK(n, k);
+    const uint samples = rank <= CLQ_SEL_SAMPLES_OF(n) ? CLQ_SEL_SAMPLES_OF(n) : 0u;
     for (uint b = lid; b < 65u * CLQ_SEL_SPREAD; b += CLQ_GQ_WG)
         lengths[b] = 0;
-    CLQ_SEL_CLEAR(lid, CLQ_GQ_WG);
+    if (k <= CLQ_SEL_SAMPLE_CLEARS_MAX_K)
+        CLQ_SEL_CLEAR(lid, CLQ_GQ_WG);
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* before sel[CLQ_SEL_TOP] is written */
     /* sample s at floor(s * step / 2^32), step = floor(n 2^32 / samples) >= 2^32: distinct
      * positions below n, without a 64-bit division per sample */
@@ -231,12 +235,12 @@ void select_sample_kernel(CLQ_SELECT_PARAMS)
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         uint top = 32u + pbits;
-        if (samples) { /* the smallest top with k samples below 2^top */
+        if (samples) { /* the smallest top with `rank` samples below 2^top */
             uint below = 0;
             for (top = 0;; top++) {
                 for (uint c = 0; c < CLQ_SEL_SPREAD; c++)
                     below += lengths[top * CLQ_SEL_SPREAD + c];
-                if (below >= k)
+                if (below >= rank)
                     break;
             }
         }
@@ -340,8 +344,9 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
 
 /* In one group, over the counts hist[0, CLQ_SEL_BINS) of a level (active 0: none, as after the
  * selection): the bucket b with before(b) < want <= before(b) + hist[b], 1 <= want <= the sum of
- * the counts, goes to pick[0] = b, pick[1] = before(b), pick[2] = hist[b]. Ends with a barrier. */
-inline void clq_sel_pick(__local const uint *hist, uint want, uint active, __local uint *scan_tmp, __local uint *pick)
+ * the counts, goes to pick[0] = b, pick[1] = before(b), pick[2] = hist[b]. Returns the sum of the
+ * counts to every work-item. Ends with a barrier. */
+inline uint clq_sel_pick(__local const uint *hist, uint want, uint active, __local uint *scan_tmp, __local uint *pick)
 {
     const uint per = CLQ_SEL_BINS / CLQ_GQ_WG, first = get_local_id(0) * per;
     uint sum = 0;
@@ -358,11 +363,14 @@ inline void clq_sel_pick(__local const uint *hist, uint want, uint active, __loc
         pick[2] = hist[b];
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    return total;
 }
 
 /* One group, after each level's counts: the bucket that holds the k-th composite becomes the
- * range, and the counts are cleared for the next level. (Its own launch, not the last group of
- * the count: pocl 3.1 miscompiled a pick behind a ticket.) */
+ * range, and the counts are cleared for the next level. A sampled first range that holds fewer
+ * than k composites (the sample's keys were not like the others) gives way to every composite:
+ * the next launch is the first level again, counting every key and keeping none. (Its own
+ * launch, not the last group of the count: pocl 3.1 miscompiled a pick behind a ticket.) */
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_pick_kernel(CLQ_SELECT_PARAMS)
 {
@@ -384,10 +392,13 @@ void select_pick_kernel(CLQ_SELECT_PARAMS)
     if (lid == 0) /* kept only if the counts were inconsistent: then m = below < k, reported */
         pick[0] = pick[1] = pick[2] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    clq_sel_pick(hist, k - below, !done, scan_tmp, pick); /* 1 <= k - below while not done */
+    /* 1 <= k - below while not done */
+    const uint total = clq_sel_pick(hist, k - below, !done, scan_tmp, pick);
     for (uint b = lid; b < bins; b += CLQ_GQ_WG)
         sel[b] = 0; /* for the next level */
-    if (lid == 0 && !done) {
+    if (lid == 0 && !done && level == 0u && sel[CLQ_SEL_TOP] && total < k) {
+        sel[CLQ_SEL_TOP] = 0; /* every composite; level, base and below stay 0 */
+    } else if (lid == 0 && !done) {
         const uint shift = clq_sel_width(level + 1u, top);
         const ulong nbase = clq_sel_base(sel) + ((ulong)pick[0] << shift);
         const uint nbelow = below + pick[1], m = nbelow + pick[2];

@@ -214,8 +214,10 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
     const unsigned code_bits = clq_code_bits(type);
     const cl_ulong n = count, code_bytes = code_bits / 8;
     plan->levels = clq_levels(t, code_bits, count); /* 0: the root is one phase-two record */
-    /* the tile path (path_host_loop.c): one sequence of at most small_tiles tiles, host loop */
-    const int tiled = ctx->path == CLQSORT_PATH_HOST_LOOP && !plan->segments && n <= (cl_ulong)t->small_tiles * t->lq_max;
+    /* the tile path (path_host_loop.c): one sequence of at most small_tiles tiles (a selection's
+     * candidates: CLQ_TILES_MAX), host loop */
+    const cl_ulong most_tiles = plan->select ? CLQ_TILES_MAX : t->small_tiles;
+    const int tiled = ctx->path == CLQSORT_PATH_HOST_LOOP && !plan->segments && n <= most_tiles * t->lq_max;
     plan->tiles = tiled ? (cl_uint)((n + t->lq_max - 1) / t->lq_max) : 0;
     cl_ulong seq_cap, pool_cap, leaf_cap;
     capacities(t, n, plan->levels, plan->segments > 0, &seq_cap, &pool_cap, &leaf_cap);
@@ -517,13 +519,12 @@ static clqsort_status launch_stable(clqsort_context *ctx, const clq_plan *plan, 
     return enqueue_kernel(ctx, k, name, -1, fill_groups(ctx, t, plan->count), t->gq_wg);
 }
 
-/* Whether a selecting partial sort launches kernel i of clq_select_names: the sample for small
- * k (which clears the selection too), the clear for larger k, the one-group sort or the
- * placement's three. */
+/* Whether a selecting partial sort launches kernel i of clq_select_names: the clear where the
+ * sample does not clear the selection too (larger k), the one-group sort or the placement's
+ * three. */
 static int select_launches(const clq_plan *plan, int i)
 {
-    return i == CLQ_SELECT_SAMPLE  ? plan->topk <= CLQ_SEL_SAMPLE_MAX_K
-           : i == CLQ_SELECT_CLEAR ? plan->topk > CLQ_SEL_SAMPLE_MAX_K
+    return i == CLQ_SELECT_CLEAR  ? plan->topk > CLQ_SEL_SAMPLE_CLEARS_MAX_K
            : i == CLQ_SELECT_SORT  ? select_in_one_group(plan)
            : i >= CLQ_SELECT_STASH ? !select_in_one_group(plan)
                                    : 1;
@@ -567,16 +568,34 @@ static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan 
     return enqueue_kernel(ctx, plan->select->select[i], clq_select_names[i], CLQ_SORT_PHASES + i, groups, t->gq_wg);
 }
 
-/* Before the sort of the candidates: its words and marks cleared, for small k the first range
- * from a sample, the levels that narrow it (enough for any input; those after the last needed
- * return at once), the gathering. */
+/* The selection's levels for any input (cl/select.cl). After a level the range holds the k-th
+ * composite, so fewer than k lie below it, and at most 2^width inside it (composites are
+ * distinct): the pick is done once k - 1 + 2^width <= cap, which the range of every composite
+ * (32 + pbits bits) reaches in the levels returned, plus one where a sampled first range may
+ * hold too few and the first level start again (CLQ_SEL_RANK below k). */
+static unsigned select_levels(const clq_plan *plan)
+{
+    const cl_ulong k = plan->topk, cap = plan->count; /* cap >= 2 k */
+    unsigned width = 32 + plan->select_pbits, levels = 0, fits = 0; /* 2^fits <= cap - k + 1 */
+    while (fits < 63 && ((cl_ulong)2 << fits) <= cap - k + 1)
+        fits++;
+    do {
+        width = width > CLQ_SEL_BITS ? width - CLQ_SEL_BITS : 0;
+        levels++;
+    } while (width > fits);
+    return levels + (CLQ_SEL_RANK((cl_ulong)plan->select_count, k) < k);
+}
+
+/* Before the sort of the candidates: its words and marks cleared, the first range from a
+ * sample, the levels that narrow it (enough for any input; those after the last needed return
+ * at once), the gathering. */
 static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan)
 {
-    if (select_launches(plan, CLQ_SELECT_SAMPLE)) /* it clears them too */
-        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1));
-    else
+    if (select_launches(plan, CLQ_SELECT_CLEAR)) /* else the sample clears them */
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_CLEAR, (size_t)CLQ_SEL_WORDS + plan->topk));
-    for (unsigned level = 0; level < CLQ_SEL_LEVELS(plan->select_pbits); level++) {
+    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1));
+    const unsigned levels = select_levels(plan);
+    for (unsigned level = 0; level < levels; level++) {
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_HIST, plan->select_count));
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_PICK, 1));
     }

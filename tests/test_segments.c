@@ -513,7 +513,7 @@ static void smallest_to_ends(unsigned char *in, const unsigned char *ref, size_t
 static void partial_sorts(const clqsort_info *info)
 {
     /* --tiny: 2200 keys, so that under oclgrind's small tuning (select_slack 16, lq_max 256)
-     * k = lq_max + 1 selects, past CLQ_SEL_SAMPLE_MAX_K: its selection is cleared by
+     * k = lq_max + 1 selects, past CLQ_SEL_SAMPLE_CLEARS_MAX_K: its selection is cleared by
      * select_clear_kernel, a smaller k's by select_sample_kernel */
     const size_t sizes[] = {tiny ? 300 : 3000, tiny ? 2200 : 200003, tiny ? 0 : 300007};
     static const config configs[] = {
@@ -639,6 +639,49 @@ static void partial_sorts(const clqsort_info *info)
     clReleaseMemObject(kb);
 }
 
+/* A sample that misleads the selection (clqsort_shared.h, CLQ_SEL_RANK): the keys at the
+ * positions select_sample_kernel reads (cl/select.cl: s * step / 2^32, step = n 2^32 / 4096)
+ * are the smallest, so its first range holds about the rank's number of keys, fewer than k,
+ * and the first level has to start again from every key. The answer must not change. */
+static void partial_sort_misleading_sample(void)
+{
+    const size_t n = tiny ? 9000 : 300007, samples = 4096;
+    const size_t ks[] = {100, tiny ? 600 : 1000};
+    uint32_t *in = malloc(n * 4), *out = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 4);
+    tu_generate(TU_UNIFORM, in, n, 77);
+    for (size_t i = 0; i < n; i++)
+        in[i] |= 1u << 20;
+    const uint64_t step = ((uint64_t)n << 32) / samples;
+    for (size_t j = 0; j < samples; j++)
+        in[(size_t)((j * step) >> 32)] = (uint32_t)j;
+    memcpy(ref, in, n * 4);
+    tu_sort_typed(CLQSORT_KEY_UINT32, 0, ref, n);
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+        const size_t k = ks[ki];
+        renew_context_if_tiny();
+        tu_index_values((unsigned char *)vals, 4, n);
+        cl_mem kb = buffer(n * 4, in, CL_MEM_READ_WRITE), vb = buffer(n * 4, vals, CL_MEM_READ_WRITE);
+        clqsort_status s = clqsort_partial_sort(ctx, kb, 0, vb, 0, n, CLQSORT_KEY_UINT32, 4, k, 0);
+        clqsort_stats st = {0};
+        clqsort_get_stats(ctx, &st);
+        CHECK(s == CLQSORT_SUCCESS && st.selected_keys >= k, "misleading sample n=%zu k=%zu: %d, %u candidates: %s", n,
+              k, s, st.selected_keys, clqsort_last_error(ctx));
+        if (s == CLQSORT_SUCCESS) {
+            read_back(kb, n * 4, out);
+            read_back(vb, n * 4, vals);
+            CHECK(!memcmp(out, ref, k * 4), "misleading sample n=%zu k=%zu: the first k keys differ from the reference's",
+                  n, k);
+            char why[300] = "";
+            CHECK(tu_verify_values(CLQSORT_KEY_UINT32, (const unsigned char *)in, (const unsigned char *)out,
+                                   (const unsigned char *)vals, 4, n, why, sizeof why),
+                  "misleading sample n=%zu k=%zu: %s", n, k, why);
+        }
+        clReleaseMemObject(kb);
+        clReleaseMemObject(vb);
+    }
+    free(in), free(out), free(ref), free(vals);
+}
+
 /* The host-array forms of partial and segmented sorts: the answer as on device buffers, and each
  * refusal, before the copies or found by the device, leaving the arrays as they were. */
 static void host_arrays(size_t n, const clqsort_info *info)
@@ -756,6 +799,7 @@ int main(int argc, char **argv)
     else
         printf("no 64-bit atomics: stable sorts skipped, and said so\n");
     partial_sorts(&info);
+    partial_sort_misleading_sample();
     invalid_segments(0);
     invalid_segments(1);
     host_refusals();
