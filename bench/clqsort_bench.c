@@ -62,11 +62,14 @@ static void usage(void)
 {
     puts("usage: clqsort-bench [iterations] [cpu|gpu|accelerator|all] [vendor] [width] [height]\n"
          "                     [show_CL|no_show_CL] [--n LIST] [--dist LIST|all] [--runs N]\n"
-         "                     [--warmup N] [--csv FILE] [--json FILE] [--type T] [--values 4|8] [--no-qsort] [--help]\n"
+         "                     [--warmup N] [--csv FILE] [--json FILE] [--type T] [--values 4|8] [--no-qsort]\n"
+         "                     [--segments SHAPE] [--topk K] [--stable] [--help]\n"
          "Sorts width*height random uint32 keys (default 2048*2048) with clqsort on the chosen OpenCL\n"
          "device (default: CLQSORT_* environment, else the first GPU, else the first device), verifies\n"
          "every run against a CPU reference sort, and prints per-run and median times beside qsort.\n"
-         "LIST: comma-separated; sizes as numbers or 2^k. Exit status 1 if any run is wrong.");
+         "LIST: comma-separated; sizes as numbers or 2^k. Exit status 1 if any run is wrong.\n"
+         "--segments fixed:LEN|few:COUNT|pareto:MAX|tiny|gaps:MAX: a segmented sort of that shape;\n"
+         "--topk K: a partial sort of the K smallest (clqsort_partial_sort); --stable: CLQSORT_STABLE.");
 }
 
 static size_t parse_size(const char *s)

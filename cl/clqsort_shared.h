@@ -54,22 +54,26 @@
 #define CLQ_ERR_SEGMENTS 256u /* the caller's segment offsets are invalid: nothing was moved */
 #define CLQ_ERR_SELECT 512u   /* a partial sort's selection found more candidates than it counted */
 
-/* The words of a selecting partial sort's buffer (cl/select.cl): a histogram of CLQ_SEL_BINS
- * counts, the state of the selection, then k marks, k holes and (with values) the k values of
- * the answer, 8-byte aligned. */
+/* The words of a selecting partial sort's buffer (cl/select.cl): three histograms of
+ * CLQ_SEL_BINS counts (launch j of the selection adds to histogram j % 3, picks from j - 1's and
+ * clears j + 1's), two copies of the selection's state (launch j reads copy (j - 1) % 2 and
+ * writes copy j % 2), counters, then k marks, k holes and (with values) the k values of the
+ * answer, 8-byte aligned. */
 #define CLQ_SEL_BITS 12u
 #define CLQ_SEL_BINS (1u << CLQ_SEL_BITS)
-#define CLQ_SEL_BASE_LO (CLQ_SEL_BINS + 0u) /* the range's first composite, 2 words (low, high) */
-#define CLQ_SEL_BASE_HI (CLQ_SEL_BINS + 1u)
-#define CLQ_SEL_LEVEL (CLQ_SEL_BINS + 2u)   /* levels done */
-#define CLQ_SEL_BELOW (CLQ_SEL_BINS + 3u)   /* composites below the range */
-#define CLQ_SEL_DONE (CLQ_SEL_BINS + 4u)    /* 1 once the candidates are few enough */
-#define CLQ_SEL_TAKEN (CLQ_SEL_BINS + 5u)   /* candidates gathered (atomic) */
-#define CLQ_SEL_HOLES (CLQ_SEL_BINS + 6u)   /* holes listed (atomic) */
-#define CLQ_SEL_FILLED (CLQ_SEL_BINS + 7u)  /* holes filled (atomic) */
-#define CLQ_SEL_TOP (CLQ_SEL_BINS + 8u)     /* the first range's width, [0, 2^top), if sampled; 0: all */
-#define CLQ_SEL_KEPT (CLQ_SEL_BINS + 9u)    /* composites the first level kept (atomic; may pass the room) */
-#define CLQ_SEL_WORDS (CLQ_SEL_BINS + 16u)  /* even: what follows is 8-byte aligned */
+#define CLQ_SEL_HIST(j) (((j) % 3u) * CLQ_SEL_BINS)
+#define CLQ_SEL_STATE(j) (3u * CLQ_SEL_BINS + ((j) % 2u) * 8u)
+#define CLQ_SEL_BASE_LO 0u /* in a state: the range's first composite, 2 words (low, high) */
+#define CLQ_SEL_BASE_HI 1u
+#define CLQ_SEL_LEVEL 2u   /* levels done */
+#define CLQ_SEL_BELOW 3u   /* composites below the range */
+#define CLQ_SEL_DONE 4u    /* 1 once the candidates are few enough */
+#define CLQ_SEL_TOP 5u     /* the first range's width, [0, 2^top), if sampled; 0: all */
+#define CLQ_SEL_TAKEN (3u * CLQ_SEL_BINS + 16u)  /* candidates gathered (atomic) */
+#define CLQ_SEL_HOLES (3u * CLQ_SEL_BINS + 17u)  /* holes listed (atomic) */
+#define CLQ_SEL_FILLED (3u * CLQ_SEL_BINS + 18u) /* holes filled (atomic) */
+#define CLQ_SEL_KEPT (3u * CLQ_SEL_BINS + 19u)   /* composites the first level kept (atomic; may pass the room) */
+#define CLQ_SEL_WORDS (3u * CLQ_SEL_BINS + 20u)  /* even: what follows is 8-byte aligned */
 /* The first level of a sampled selection also keeps every composite of its range [0, 2^top)
  * (about CLQ_SEL_RANK(n, k) / CLQ_SEL_SAMPLES of the keys, twice that at most), in room for
  * CLQ_SEL_KEEP_ROOM(n, k) of them (twice the most expected) after the values of the answer
@@ -109,8 +113,8 @@
  * plus half that and 16 (so that k <= 16 keeps rank k); the share is taken as k / (n / s) + 1,
  * no smaller and without a 64-bit product. Then fewer than k composites lie below the sample of
  * that rank with a chance under 1e-6 for keys in random order (Poisson tails; 1e-17 for
- * k <= n / s). When they do, the first pick finds it and the selection starts again from every
- * composite (select_pick_kernel), one level more than the host otherwise needs. */
+ * k <= n / s). When they do, the next launch finds it and the selection starts again from every
+ * composite (clq_sel_advance), one level more than the host otherwise needs. */
 #define CLQ_SEL_SAMPLES_OF(n) ((n) < CLQ_SEL_SAMPLES ? (n) : CLQ_SEL_SAMPLES)
 #define CLQ_SEL_SHARE(n, k) ((k) / ((n) / CLQ_SEL_SAMPLES_OF(n)) + 1u)
 #define CLQ_SEL_RANK(n, k)                                                                         \

@@ -9,22 +9,24 @@
  *                         select_sample_kernel does, one launch fewer).
  *   select_sample_kernel  one group: the first range, [0, 2^top), from a sample of the keys
  *                         (CLQ_SEL_RANK: for small k at least k keys lie inside it; for larger k
- *                         a few more than k in all likelihood, and if not the first pick starts
+ *                         a few more than k in all likelihood, and if not the next launch starts
  *                         again from every composite).
- *   select_hist_kernel    one level: the keys inside the range [base, base + 2^width) are
- *                         counted in CLQ_SEL_BINS buckets of the range (local histogram, added
- *                         to sel[]);
- *   select_pick_kernel    one group: the bucket that holds the k-th composite becomes the range.
- *                         Once the composites below its end number at most `cap` (or it is a
- *                         single composite), the selection is done: status[CLQ_ST_COUNT]
- *                         becomes that number, and the host's further levels do nothing. The
- *                         host enqueues as many levels as the widest range needs to get there
+ *   select_hist_kernel    one level: every group first picks, from the previous level's counts,
+ *                         the bucket that holds the k-th composite as the new range (the same
+ *                         pick in every group: clq_sel_advance); then the keys inside the range
+ *                         [base, base + 2^width) are counted in CLQ_SEL_BINS buckets of it
+ *                         (local histogram, added to the level's in sel). Once the composites
+ *                         below the range's end number at most `cap` (or it is a single
+ *                         composite), the selection is done: status[CLQ_ST_COUNT] becomes that
+ *                         number, and the host's further levels count nothing. The host
+ *                         enqueues as many levels as the widest range needs to get there
  *                         (src/sort.c, select_levels), one more if the first range may fall
  *                         short of k composites.
- *   select_gather_kernel  appends every composite below the range's end to `cand` (each group
- *                         stages its own in local memory and appends them with one atomic),
- *                         and for k <= CLQ_SEL_SORT_MAX counts those inside the range by the
- *                         next level's digit.
+ *   select_gather_kernel  picks from the last level's counts as a level does, then appends
+ *                         every composite below the range's end to `cand` (each group stages
+ *                         its own in local memory and appends them with one atomic), and for
+ *                         k <= CLQ_SEL_SORT_MAX counts those inside the range by the next
+ *                         level's digit.
  *   select_sort_kernel    one group, for k <= CLQ_SEL_SORT_MAX: from those counts (and, if
  *                         needed, further levels over the candidates) narrows the range until
  *                         at most CLQ_SEL_SORT_MAX candidates lie below its end, sorts those in
@@ -39,15 +41,17 @@
  *   select_move_kernel    every unmarked position < k holds a key outside the answer: it moves
  *                         into a hole (any hole: each is filled once).
  *   select_place_kernel   writes the answer to [0, k), keys decoded from their composites.
- * All nine kernels take the same arguments, set once per sort (src/sort.c). The words of `sel`
- * are laid out in clqsort_shared.h.
+ * All eight kernels take the same arguments, set once per sort (src/sort.c) but for `launch`:
+ * the sample is launch 0, the levels 1, 2, ..., the gather and the one-group sort the two after
+ * them (it says which histogram and which copy of the state a launch reads and writes). The
+ * words of `sel` are laid out in clqsort_shared.h.
  */
 #if CLQ_CODE_BITS == 32
 
 #define CLQ_SELECT_PARAMS                                                                                  \
     __global clq_key *keys, __global clq_value *vals, __global uint *sel, __global ulong *cand,           \
-        __global uint *status, ulong key_offset, ulong value_offset, uint n, uint k, uint pbits, uint cap
-#define CLQ_SELECT_ARGS keys, vals, sel, cand, status, key_offset, value_offset, n, k, pbits, cap
+        __global uint *status, ulong key_offset, ulong value_offset, uint n, uint k, uint pbits, uint cap, uint launch
+#define CLQ_SELECT_ARGS keys, vals, sel, cand, status, key_offset, value_offset, n, k, pbits, cap, launch
 
 /* Runs EACH(code, i) with the code of every key i < count, the grid taking them in turn: 16-byte
  * loads, two in flight per work-item, from the first key at a 16-byte aligned address (whatever
@@ -89,10 +93,38 @@
 
 inline ulong clq_composite(clq_code code, uint i, uint pbits) { return (ulong)code << pbits | i; }
 
-/* The selection's range: composites in [base, base + 2^width). */
-inline ulong clq_sel_base(__global const uint *sel)
+/* The selection's state, as a launch reads it and writes it (a copy in sel, CLQ_SEL_STATE): the
+ * range [base, base + 2^width) after `level` levels, the composites below it, whether the
+ * selection is done, and the first range's width if a sample chose it (0: every composite). */
+typedef struct clq_sel_state {
+    ulong base;
+    uint level, below, done, sampled;
+} clq_sel_state;
+
+inline clq_sel_state clq_sel_load(__global const uint *sel, uint launch)
 {
-    return (ulong)sel[CLQ_SEL_BASE_LO] | (ulong)sel[CLQ_SEL_BASE_HI] << 32;
+    __global const uint *w = sel + CLQ_SEL_STATE(launch);
+    clq_sel_state s;
+    s.base = (ulong)w[CLQ_SEL_BASE_LO] | (ulong)w[CLQ_SEL_BASE_HI] << 32;
+    s.level = w[CLQ_SEL_LEVEL];
+    s.below = w[CLQ_SEL_BELOW];
+    s.done = w[CLQ_SEL_DONE];
+    s.sampled = w[CLQ_SEL_TOP];
+    return s;
+}
+
+/* By the first work-item of the grid: the state of launch `launch`, for the next launch. */
+inline void clq_sel_store(__global uint *sel, uint launch, clq_sel_state s)
+{
+    __global uint *w = sel + CLQ_SEL_STATE(launch);
+    if (get_global_id(0) != 0)
+        return;
+    w[CLQ_SEL_BASE_LO] = (uint)s.base;
+    w[CLQ_SEL_BASE_HI] = (uint)(s.base >> 32);
+    w[CLQ_SEL_LEVEL] = s.level;
+    w[CLQ_SEL_BELOW] = s.below;
+    w[CLQ_SEL_DONE] = s.done;
+    w[CLQ_SEL_TOP] = s.sampled;
 }
 /* Digits are CLQ_SEL_BITS wide from the first range's highest bit (the first range is
  * [0, 2^top)), so the last level's may be narrower. The range of a selection that has done
@@ -104,10 +136,7 @@ inline uint clq_sel_width(uint level, uint top)
 }
 /* The first range's width: the sample's, or (no sample, or one that found top 0) every
  * composite's. */
-inline uint clq_sel_top(__global const uint *sel, uint pbits)
-{
-    return sel[CLQ_SEL_TOP] ? sel[CLQ_SEL_TOP] : 32u + pbits;
-}
+inline uint clq_sel_top(clq_sel_state s, uint pbits) { return s.sampled ? s.sampled : 32u + pbits; }
 inline uint clq_sel_inside(ulong c, ulong base, uint width) { return width >= 64u || (c >= base && (c - base) >> width == 0ul); }
 
 /* The composites the first level of a sampled selection keeps (CLQ_SEL_KEEP_ROOM), after the
@@ -123,10 +152,10 @@ inline __global ulong *clq_sel_kept(__global uint *sel, uint k)
 }
 /* Whether the levels after the first and the gather read the kept composites: the first level
  * kept them, and all of them fit. */
-inline uint clq_sel_reads_kept(__global const uint *sel, uint n, uint k)
+inline uint clq_sel_reads_kept(__global const uint *sel, clq_sel_state s, uint n, uint k)
 {
     const uint room = CLQ_SEL_KEEP_ROOM(n, k);
-    return room && sel[CLQ_SEL_TOP] && sel[CLQ_SEL_LEVEL] > 0u && sel[CLQ_SEL_KEPT] <= room;
+    return room && s.sampled && s.level > 0u && sel[CLQ_SEL_KEPT] <= room;
 }
 /* Runs EACH(c) with every kept composite, the grid taking them in turn. */
 #define CLQ_SEL_EACH_KEPT(count, EACH)                                                             \
@@ -183,7 +212,74 @@ void select_clear_kernel(CLQ_SELECT_PARAMS)
     (void)n;
     (void)pbits;
     (void)cap;
+    (void)launch;
     CLQ_SEL_CLEAR(get_global_id(0), get_global_size(0));
+}
+
+/* In one group, over the counts hist[0, CLQ_SEL_BINS) of a level (active 0: none, as after the
+ * selection): the bucket b with before(b) < want <= before(b) + hist[b], 1 <= want <= the sum of
+ * the counts, goes to pick[0] = b, pick[1] = before(b), pick[2] = hist[b]. Returns the sum of the
+ * counts to every work-item. Ends with a barrier. */
+inline uint clq_sel_pick(__local const uint *hist, uint want, uint active, __local uint *scan_tmp, __local uint *pick)
+{
+    const uint per = CLQ_SEL_BINS / CLQ_GQ_WG, first = get_local_id(0) * per;
+    uint sum = 0;
+    for (uint b = first; b < first + (active ? per : 0u); b++)
+        sum += hist[b];
+    uint total;
+    const uint before = clq_scan_exclusive(sum, &total, scan_tmp, CLQ_GQ_WG);
+    if (active && before < want && want <= before + sum) {
+        uint b = first, at = before;
+        while (at + hist[b] < want)
+            at += hist[b++];
+        pick[0] = b;
+        pick[1] = at;
+        pick[2] = hist[b];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    return total;
+}
+
+/* Every work-item of a group, at the start of launch `launch` (a level or the gather): the
+ * state the previous launch left, advanced by the pick from its counts (unless it was the first
+ * level, or the selection is done): the bucket that holds the k-th composite becomes the range,
+ * and once the composites below its end number at most `cap` (or it is a single composite) the
+ * selection is done and status[CLQ_ST_COUNT] becomes that number. Every group picks the same.
+ * A sampled first range that holds fewer than k composites (the sample's keys were not like the
+ * others) gives way to every composite: this launch is the first level again, counting every
+ * key and keeping none. hist, scan_tmp and pick are the caller's to reuse after. */
+inline clq_sel_state clq_sel_advance(__global const uint *sel, __global uint *status, uint launch, uint k, uint cap,
+                                     uint pbits, __local uint *hist, __local uint *scan_tmp, __local uint *pick)
+{
+    clq_sel_state s = clq_sel_load(sel, launch - 1u);
+    if (launch == 1u || s.done) /* the same words for every work-item */
+        return s;
+    const uint lid = get_local_id(0);
+    for (uint b = lid; b < CLQ_SEL_BINS; b += CLQ_GQ_WG)
+        hist[b] = sel[CLQ_SEL_HIST(launch - 1u) + b];
+    if (lid == 0) /* kept only if the counts were inconsistent: then m = below < k, reported */
+        pick[0] = pick[1] = pick[2] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint total = clq_sel_pick(hist, k - s.below, 1u, scan_tmp, pick); /* 1 <= k - below */
+    if (s.level == 0u && s.sampled && total < k) {
+        s.sampled = 0u; /* every composite; level, base and below stay 0 */
+    } else {
+        const uint shift = clq_sel_width(s.level + 1u, clq_sel_top(s, pbits));
+        s.base += (ulong)pick[0] << shift;
+        s.below += pick[1];
+        s.level++;
+        const uint m = s.below + pick[2];
+        if (m <= cap || shift == 0u) { /* shift 0: one composite, m <= k <= cap */
+            s.done = 1u;
+            if (get_global_id(0) == 0) {
+                status[CLQ_ST_COUNT] = min(m, cap); /* the candidates' buffer holds cap */
+                if (m > cap || m < k) /* cannot happen: the counts are inconsistent */
+                    atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
+            }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); /* pick[] read by every work-item */
+    return s;
 }
 
 /* Counters per bit length of select_sample_kernel: spread over CLQ_SEL_SPREAD copies, as most
@@ -203,6 +299,7 @@ void select_sample_kernel(CLQ_SELECT_PARAMS)
     (void)status;
     (void)value_offset;
     (void)cap;
+    (void)launch;
     __local uint lengths[65 * CLQ_SEL_SPREAD]; /* samples by the bit length of their composite */
     const uint lid = get_local_id(0), copy = lid % CLQ_SEL_SPREAD;
     /* a rank above the samples: the whole range, and nothing to read */
@@ -244,7 +341,7 @@ void select_sample_kernel(CLQ_SELECT_PARAMS)
                     break;
             }
         }
-        sel[CLQ_SEL_TOP] = top;
+        sel[CLQ_SEL_STATE(0u) + CLQ_SEL_TOP] = top;
     }
 }
 
@@ -253,21 +350,24 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
 {
     (void)vals;
     (void)cand;
-    (void)status;
     (void)value_offset;
-    (void)k;
-    (void)cap;
     __local uint hist[CLQ_SEL_BINS];
     __local ulong stage[CLQ_SEL_KEEP_STAGE];
     __local uint staged, first;
-    const uint done = sel[CLQ_SEL_DONE]; /* then this level counts nothing */
-    const uint level = sel[CLQ_SEL_LEVEL], top = clq_sel_top(sel, pbits);
+    __local uint scan_tmp[2 * CLQ_GQ_WG];
+    __local uint pick[3];
+    const clq_sel_state s = clq_sel_advance(sel, status, launch, k, cap, pbits, hist, scan_tmp, pick);
+    clq_sel_store(sel, launch, s);
+    for (uint b = get_global_id(0); b < CLQ_SEL_BINS; b += get_global_size(0))
+        sel[CLQ_SEL_HIST(launch + 1u) + b] = 0; /* for the next launch's counts */
+    const uint done = s.done; /* then this level counts nothing */
+    const uint level = s.level, top = clq_sel_top(s, pbits);
     const uint width = clq_sel_width(level, top), shift = clq_sel_width(level + 1u, top);
-    const ulong base = clq_sel_base(sel);
+    const ulong base = s.base;
     const uint bins = done ? 0u : CLQ_SEL_BINS;
     /* the first level of a sampled selection keeps its range's composites for the later ones */
-    const uint room = CLQ_SEL_KEEP_ROOM(n, k), keep = !done && level == 0u && room && sel[CLQ_SEL_TOP];
-    const uint kept = !done && clq_sel_reads_kept(sel, n, k), count = done || kept ? 0u : n;
+    const uint room = CLQ_SEL_KEEP_ROOM(n, k), keep = !done && level == 0u && room && s.sampled;
+    const uint kept = !done && clq_sel_reads_kept(sel, s, n, k), count = done || kept ? 0u : n;
     const uint nkept = kept ? sel[CLQ_SEL_KEPT] : 0u;
     for (uint b = get_local_id(0); b < bins; b += CLQ_GQ_WG)
         hist[b] = 0;
@@ -339,80 +439,7 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
     }
     for (uint b = get_local_id(0); b < bins; b += CLQ_GQ_WG)
         if (hist[b])
-            atomic_add(&sel[b], hist[b]);
-}
-
-/* In one group, over the counts hist[0, CLQ_SEL_BINS) of a level (active 0: none, as after the
- * selection): the bucket b with before(b) < want <= before(b) + hist[b], 1 <= want <= the sum of
- * the counts, goes to pick[0] = b, pick[1] = before(b), pick[2] = hist[b]. Returns the sum of the
- * counts to every work-item. Ends with a barrier. */
-inline uint clq_sel_pick(__local const uint *hist, uint want, uint active, __local uint *scan_tmp, __local uint *pick)
-{
-    const uint per = CLQ_SEL_BINS / CLQ_GQ_WG, first = get_local_id(0) * per;
-    uint sum = 0;
-    for (uint b = first; b < first + (active ? per : 0u); b++)
-        sum += hist[b];
-    uint total;
-    const uint before = clq_scan_exclusive(sum, &total, scan_tmp, CLQ_GQ_WG);
-    if (active && before < want && want <= before + sum) {
-        uint b = first, at = before;
-        while (at + hist[b] < want)
-            at += hist[b++];
-        pick[0] = b;
-        pick[1] = at;
-        pick[2] = hist[b];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    return total;
-}
-
-/* One group, after each level's counts: the bucket that holds the k-th composite becomes the
- * range, and the counts are cleared for the next level. A sampled first range that holds fewer
- * than k composites (the sample's keys were not like the others) gives way to every composite:
- * the next launch is the first level again, counting every key and keeping none. (Its own
- * launch, not the last group of the count: pocl 3.1 miscompiled a pick behind a ticket.) */
-__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
-void select_pick_kernel(CLQ_SELECT_PARAMS)
-{
-    (void)keys;
-    (void)vals;
-    (void)cand;
-    (void)key_offset;
-    (void)value_offset;
-    (void)n;
-    __local uint hist[CLQ_SEL_BINS];
-    __local uint scan_tmp[2 * CLQ_GQ_WG];
-    __local uint pick[3];
-    const uint done = sel[CLQ_SEL_DONE], level = sel[CLQ_SEL_LEVEL], below = sel[CLQ_SEL_BELOW];
-    const uint top = clq_sel_top(sel, pbits);
-    const uint lid = get_local_id(0);
-    const uint bins = done ? 0u : CLQ_SEL_BINS; /* a level after the selection counted nothing */
-    for (uint b = lid; b < bins; b += CLQ_GQ_WG)
-        hist[b] = sel[b];
-    if (lid == 0) /* kept only if the counts were inconsistent: then m = below < k, reported */
-        pick[0] = pick[1] = pick[2] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* 1 <= k - below while not done */
-    const uint total = clq_sel_pick(hist, k - below, !done, scan_tmp, pick);
-    for (uint b = lid; b < bins; b += CLQ_GQ_WG)
-        sel[b] = 0; /* for the next level */
-    if (lid == 0 && !done && level == 0u && sel[CLQ_SEL_TOP] && total < k) {
-        sel[CLQ_SEL_TOP] = 0; /* every composite; level, base and below stay 0 */
-    } else if (lid == 0 && !done) {
-        const uint shift = clq_sel_width(level + 1u, top);
-        const ulong nbase = clq_sel_base(sel) + ((ulong)pick[0] << shift);
-        const uint nbelow = below + pick[1], m = nbelow + pick[2];
-        sel[CLQ_SEL_BASE_LO] = (uint)nbase;
-        sel[CLQ_SEL_BASE_HI] = (uint)(nbase >> 32);
-        sel[CLQ_SEL_LEVEL] = level + 1u;
-        sel[CLQ_SEL_BELOW] = nbelow;
-        if (m <= cap || shift == 0u) { /* shift 0: one composite, m <= k <= cap */
-            sel[CLQ_SEL_DONE] = 1;
-            status[CLQ_ST_COUNT] = min(m, cap); /* the candidates' buffer holds cap */
-            if (m > cap || m < k) /* cannot happen: the counts are inconsistent */
-                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
-        }
-    }
+            atomic_add(&sel[CLQ_SEL_HIST(launch) + b], hist[b]);
 }
 
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
@@ -422,15 +449,26 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
     (void)value_offset;
     __local ulong stage[CLQ_SEL_STAGE];
     __local uint staged, first;
-    const uint level = sel[CLQ_SEL_LEVEL], top = clq_sel_top(sel, pbits), width = clq_sel_width(level, top);
+    __local uint hist[CLQ_SEL_BINS];
+    __local uint scan_tmp[2 * CLQ_GQ_WG];
+    __local uint pick[3];
+    const clq_sel_state s = clq_sel_advance(sel, status, launch, k, cap, pbits, hist, scan_tmp, pick);
+    clq_sel_store(sel, launch, s);
+    if (!s.done) { /* cannot happen: the host enqueued the levels any input needs */
+        if (get_global_id(0) == 0)
+            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
+        return;
+    }
+    const uint level = s.level, top = clq_sel_top(s, pbits), width = clq_sel_width(level, top);
     const uint next = clq_sel_width(level + 1u, top), counts = k <= CLQ_SEL_SORT_MAX;
-    const ulong base = clq_sel_base(sel);
-    const uint kept = clq_sel_reads_kept(sel, n, k), nkept = kept ? sel[CLQ_SEL_KEPT] : 0u;
+    const ulong base = s.base;
+    const uint kept = clq_sel_reads_kept(sel, s, n, k), nkept = kept ? sel[CLQ_SEL_KEPT] : 0u;
+    __global uint *next_counts = sel + CLQ_SEL_HIST(launch); /* cleared by the last level */
     if (get_local_id(0) == 0)
         staged = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* every composite below the range's end; those inside the range also counted by the next
-     * level's digit for select_sort_kernel (sel[0, CLQ_SEL_BINS), cleared by the last pick) */
+     * level's digit for select_sort_kernel */
 #define CLQ_SEL_GATHER_C(c)                                                                        \
     do {                                                                                           \
         const uint in_ = clq_sel_inside((c), base, width);                                         \
@@ -441,7 +479,7 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
             else                                                                                   \
                 clq_sel_append(cand, status, cap, atomic_inc(&sel[CLQ_SEL_TAKEN]), (c));           \
             if (in_ && counts)                                                                     \
-                atomic_inc(&sel[(uint)(((c) - base) >> next)]);                                    \
+                atomic_inc(&next_counts[(uint)(((c) - base) >> next)]);                            \
         }                                                                                          \
     } while (0)
 #define CLQ_SEL_GATHER(code, i) CLQ_SEL_GATHER_C(clq_composite((code), (uint)(i), pbits))
@@ -468,6 +506,7 @@ inline void clq_sel_stash(CLQ_SELECT_PARAMS, ulong first, ulong step)
     (void)key_offset;
     (void)n;
     (void)cap;
+    (void)launch;
     __global uint *marks = sel + CLQ_SEL_WORDS, *holes = marks + k;
     __global clq_value *stash = (__global clq_value *)(holes + k);
     if (status[CLQ_ST_ERROR]) /* an earlier step failed: the keys stay as they are */
@@ -488,6 +527,7 @@ inline void clq_sel_move(CLQ_SELECT_PARAMS, ulong first, ulong step)
     (void)n;
     (void)pbits;
     (void)cap;
+    (void)launch;
     __global const uint *marks = sel + CLQ_SEL_WORDS, *holes = marks + k;
     if (status[CLQ_ST_ERROR]) /* an earlier step failed: the keys stay as they are */
         return;
@@ -503,6 +543,7 @@ inline void clq_sel_place(CLQ_SELECT_PARAMS, ulong first, ulong step)
 {
     (void)n;
     (void)cap;
+    (void)launch;
     __global const uint *holes = sel + CLQ_SEL_WORDS + k;
     __global const clq_value *stash = (__global const clq_value *)(holes + k);
     if (status[CLQ_ST_ERROR]) /* an earlier step failed: the keys stay as they are */
@@ -552,18 +593,20 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
     __local uint pick[3];
     __local uint taken;
     const uint lid = get_local_id(0), m = status[CLQ_ST_COUNT]; /* <= cap: the pick clamps it */
-    /* from where the selection stopped: the range, the candidates below it and (counted by the
-     * gather) the next level's counts; end: the candidates below the range's end */
-    ulong base = clq_sel_base(sel);
-    const uint top = clq_sel_top(sel, pbits);
-    uint level = sel[CLQ_SEL_LEVEL], below = sel[CLQ_SEL_BELOW], end = m, counted = 1;
+    /* from where the selection stopped (the gather's state): the range, the candidates below it
+     * and (counted by the gather) the next level's counts; end: the candidates below the range's
+     * end */
+    const clq_sel_state s = clq_sel_load(sel, launch - 1u);
+    ulong base = s.base;
+    const uint top = clq_sel_top(s, pbits);
+    uint level = s.level, below = s.below, end = m, counted = 1;
     if (lid == 0) /* set by every pick of consistent counts; defined for any */
         pick[0] = pick[1] = pick[2] = 0;
 #define CLQ_SEL_LOAD_CAND(i) cand[i]
     while (end > CLQ_SEL_SORT_MAX && level < CLQ_SEL_LEVELS_OF(top)) {
         const uint width = clq_sel_width(level, top), shift = clq_sel_width(level + 1u, top);
         for (uint b = lid; b < CLQ_SEL_BINS; b += CLQ_GQ_WG)
-            loc.hist[b] = counted ? sel[b] : 0u;
+            loc.hist[b] = counted ? sel[CLQ_SEL_HIST(launch - 1u) + b] : 0u;
         barrier(CLK_LOCAL_MEM_FENCE);
 #define CLQ_SEL_COUNT_CAND(i, c)                                                                   \
     do {                                                                                           \

@@ -531,7 +531,7 @@ static int select_launches(const clq_plan *plan, int i)
 }
 
 /* A selecting partial sort (cl/select.cl): the arguments its kernels share, set on those it
- * launches. */
+ * launches (the launch number 0 here; launch_select_kernel sets it where a kernel reads it). */
 static clqsort_status set_select_args(clqsort_context *ctx, const clq_plan *plan)
 {
     const cl_mem values = plan->select_value_bytes ? plan->select_values : NULL;
@@ -552,16 +552,21 @@ static clqsort_status set_select_args(clqsort_context *ctx, const clq_plan *plan
         CLQ_CL(ctx, name, clSetKernelArg, (k, 8, sizeof(cl_uint), &plan->topk));
         CLQ_CL(ctx, name, clSetKernelArg, (k, 9, sizeof(cl_uint), &plan->select_pbits));
         CLQ_CL(ctx, name, clSetKernelArg, (k, 10, sizeof(cl_uint), &cap));
+        CLQ_CL(ctx, name, clSetKernelArg, (k, 11, sizeof(cl_uint), &(cl_uint){0}));
     }
     return CLQSORT_SUCCESS;
 }
 
 /* Kernel i of the selection over `items` items, taken in turn by a grid that fills the device;
  * the counts of a level by at most select_groups_per_cu groups per compute unit, as each group
- * adds its whole histogram to the global one (CLQ_SEL_BINS atomics). */
-static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan *plan, int i, size_t items)
+ * adds its whole histogram to the global one (CLQ_SEL_BINS atomics). A level, the gather and the
+ * one-group sort learn their place in the selection's launches (cl/select.cl) from `launch`. */
+static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan *plan, int i, size_t items,
+                                           cl_uint launch)
 {
     const clq_tuning *t = &plan->select->tuning;
+    if (i == CLQ_SELECT_HIST || i == CLQ_SELECT_GATHER || i == CLQ_SELECT_SORT)
+        CLQ_CL(ctx, clq_select_names[i], clSetKernelArg, (plan->select->select[i], 11, sizeof launch, &launch));
     size_t groups = fill_groups(ctx, t, items);
     if (i == CLQ_SELECT_HIST && groups > (size_t)ctx->compute_units * t->select_groups_per_cu)
         groups = (size_t)ctx->compute_units * t->select_groups_per_cu;
@@ -587,28 +592,26 @@ static unsigned select_levels(const clq_plan *plan)
 }
 
 /* Before the sort of the candidates: its words and marks cleared, the first range from a
- * sample, the levels that narrow it (enough for any input; those after the last needed return
- * at once), the gathering. */
+ * sample (launch 0), the levels that narrow it (1 to select_levels; those after the last needed
+ * return at once), the gathering (the launch after them). */
 static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan)
 {
     if (select_launches(plan, CLQ_SELECT_CLEAR)) /* else the sample clears them */
-        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_CLEAR, (size_t)CLQ_SEL_WORDS + plan->topk));
-    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1));
+        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_CLEAR, (size_t)CLQ_SEL_WORDS + plan->topk, 0));
+    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1, 0));
     const unsigned levels = select_levels(plan);
-    for (unsigned level = 0; level < levels; level++) {
-        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_HIST, plan->select_count));
-        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_PICK, 1));
-    }
-    return launch_select_kernel(ctx, plan, CLQ_SELECT_GATHER, plan->select_count);
+    for (unsigned level = 1; level <= levels; level++)
+        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_HIST, plan->select_count, level));
+    return launch_select_kernel(ctx, plan, CLQ_SELECT_GATHER, plan->select_count, levels + 1);
 }
 
 /* After the sort of the candidates: the answer into the first k positions, the keys there into
  * its places. */
 static clqsort_status launch_placement(clqsort_context *ctx, const clq_plan *plan)
 {
-    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_STASH, plan->topk));
-    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_MOVE, plan->topk));
-    return launch_select_kernel(ctx, plan, CLQ_SELECT_PLACE, plan->topk);
+    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_STASH, plan->topk, 0));
+    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_MOVE, plan->topk, 0));
+    return launch_select_kernel(ctx, plan, CLQ_SELECT_PLACE, plan->topk, 0);
 }
 
 /* What a public call adds to a sort of device buffers: segments, and for clqsort_enqueue_* the
@@ -667,7 +670,7 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     if (s == CLQSORT_SUCCESS && plan->segments)
         s = launch_segments(ctx, plan);
     if (s == CLQSORT_SUCCESS)
-        s = select_in_one_group(plan)                  ? launch_select_kernel(ctx, plan, CLQ_SELECT_SORT, 1)
+        s = select_in_one_group(plan)                  ? launch_select_kernel(ctx, plan, CLQ_SELECT_SORT, 1, select_levels(plan) + 2)
             : ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, plan)
                                                        : clq_run_host_loop(ctx, plan);
     if (s == CLQSORT_SUCCESS && plan->stable)
