@@ -150,10 +150,10 @@ inline uint clq_bucket_of(clq_code c, clq_code lo, uint shift, uint ways)
  *   offsets: at most 2^(width bits - log2 ways) codes, as a slice of 2^shift codes does, and
  *   the depth bounds of both phases hold as for those slices;
  * - the last code lands in bucket ways - 2 or ways - 1: every bucket is reached.
- * Per key it is a subtraction, a shift and a 32-bit mul_hi (clq_mul_hi32). Codes outside the range cannot occur
- * (ranges are exact, or a bucket's own range in phase two); should one, it is kept inside the
- * local arrays and the pass that counts buckets reports it (CLQ_ERR_RANGE), so that a broken
- * invariant gives an error status instead of a memory fault. */
+ * Per key it is a subtraction, a shift and a 32-bit mul_hi (clq_mul_hi32). Codes outside the
+ * range cannot occur (ranges are exact, or a bucket's own range in phase two); should one, it is
+ * kept inside the local arrays and the pass that counts buckets reports it (CLQ_ERR_RANGE), so
+ * that a broken invariant gives an error status instead of a memory fault. */
 inline uint clq_normalized(clq_code c, clq_code lo, uint norm)
 {
     return (uint)(((c - lo) << norm) >> (CLQ_CODE_BITS - 32));

@@ -216,19 +216,19 @@ void select_clear_kernel(CLQ_SELECT_PARAMS)
     CLQ_SEL_CLEAR(get_global_id(0), get_global_size(0));
 }
 
-/* In one group, over the counts hist[0, CLQ_SEL_BINS) of a level (active 0: none, as after the
- * selection): the bucket b with before(b) < want <= before(b) + hist[b], 1 <= want <= the sum of
- * the counts, goes to pick[0] = b, pick[1] = before(b), pick[2] = hist[b]. Returns the sum of the
- * counts to every work-item. Ends with a barrier. */
-inline uint clq_sel_pick(__local const uint *hist, uint want, uint active, __local uint *scan_tmp, __local uint *pick)
+/* In one group, over the counts hist[0, CLQ_SEL_BINS) of a level: the bucket b with
+ * before(b) < want <= before(b) + hist[b], 1 <= want <= the sum of the counts, goes to
+ * pick[0] = b, pick[1] = before(b), pick[2] = hist[b]. Returns the sum of the counts to every
+ * work-item. Ends with a barrier. */
+inline uint clq_sel_pick(__local const uint *hist, uint want, __local uint *scan_tmp, __local uint *pick)
 {
     const uint per = CLQ_SEL_BINS / CLQ_GQ_WG, first = get_local_id(0) * per;
     uint sum = 0;
-    for (uint b = first; b < first + (active ? per : 0u); b++)
+    for (uint b = first; b < first + per; b++)
         sum += hist[b];
     uint total;
     const uint before = clq_scan_exclusive(sum, &total, scan_tmp, CLQ_GQ_WG);
-    if (active && before < want && want <= before + sum) {
+    if (before < want && want <= before + sum) {
         uint b = first, at = before;
         while (at + hist[b] < want)
             at += hist[b++];
@@ -238,6 +238,17 @@ inline uint clq_sel_pick(__local const uint *hist, uint want, uint active, __loc
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     return total;
+}
+
+/* The picked bucket (clq_sel_pick) becomes the state's range, one level down; returns the
+ * composites below the new range's end. */
+inline uint clq_sel_narrow(clq_sel_state *s, __local const uint *pick, uint pbits)
+{
+    const uint shift = clq_sel_width(s->level + 1u, clq_sel_top(*s, pbits));
+    s->base += (ulong)pick[0] << shift;
+    s->below += pick[1];
+    s->level++;
+    return s->below + pick[2];
 }
 
 /* Every work-item of a group, at the start of launch `launch` (a level or the gather): the
@@ -260,16 +271,13 @@ inline clq_sel_state clq_sel_advance(__global const uint *sel, __global uint *st
     if (lid == 0) /* kept only if the counts were inconsistent: then m = below < k, reported */
         pick[0] = pick[1] = pick[2] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint total = clq_sel_pick(hist, k - s.below, 1u, scan_tmp, pick); /* 1 <= k - below */
+    const uint total = clq_sel_pick(hist, k - s.below, scan_tmp, pick); /* 1 <= k - below */
     if (s.level == 0u && s.sampled && total < k) {
         s.sampled = 0u; /* every composite; level, base and below stay 0 */
     } else {
-        const uint shift = clq_sel_width(s.level + 1u, clq_sel_top(s, pbits));
-        s.base += (ulong)pick[0] << shift;
-        s.below += pick[1];
-        s.level++;
-        const uint m = s.below + pick[2];
-        if (m <= cap || shift == 0u) { /* shift 0: one composite, m <= k <= cap */
+        const uint m = clq_sel_narrow(&s, pick, pbits);
+        /* a range of width 0 is one composite: m <= k <= cap */
+        if (m <= cap || clq_sel_width(s.level, clq_sel_top(s, pbits)) == 0u) {
             s.done = 1u;
             if (get_global_id(0) == 0) {
                 status[CLQ_ST_COUNT] = min(m, cap); /* the candidates' buffer holds cap */
@@ -596,15 +604,15 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
     /* from where the selection stopped (the gather's state): the range, the candidates below it
      * and (counted by the gather) the next level's counts; end: the candidates below the range's
      * end */
-    const clq_sel_state s = clq_sel_load(sel, launch - 1u);
-    ulong base = s.base;
+    clq_sel_state s = clq_sel_load(sel, launch - 1u);
     const uint top = clq_sel_top(s, pbits);
-    uint level = s.level, below = s.below, end = m, counted = 1;
+    uint end = m, counted = 1;
     if (lid == 0) /* set by every pick of consistent counts; defined for any */
         pick[0] = pick[1] = pick[2] = 0;
 #define CLQ_SEL_LOAD_CAND(i) cand[i]
-    while (end > CLQ_SEL_SORT_MAX && level < CLQ_SEL_LEVELS_OF(top)) {
-        const uint width = clq_sel_width(level, top), shift = clq_sel_width(level + 1u, top);
+    while (end > CLQ_SEL_SORT_MAX && s.level < CLQ_SEL_LEVELS_OF(top)) {
+        const uint width = clq_sel_width(s.level, top), shift = clq_sel_width(s.level + 1u, top);
+        const ulong base = s.base;
         for (uint b = lid; b < CLQ_SEL_BINS; b += CLQ_GQ_WG)
             loc.hist[b] = counted ? sel[CLQ_SEL_HIST(launch - 1u) + b] : 0u;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -616,18 +624,16 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
         if (!counted)
             CLQ_SEL_GROUP_EACH(m, ulong, CLQ_SEL_LOAD_CAND, CLQ_SEL_COUNT_CAND);
         barrier(CLK_LOCAL_MEM_FENCE);
-        clq_sel_pick(loc.hist, k - below, 1u, scan_tmp, pick);
-        base += (ulong)pick[0] << shift;
-        below += pick[1];
-        end = below + pick[2];
-        level++;
+        clq_sel_pick(loc.hist, k - s.below, scan_tmp, pick);
+        end = clq_sel_narrow(&s, pick, pbits);
         counted = 0;
         barrier(CLK_LOCAL_MEM_FENCE); /* pick[] read before the next level's pick */
     }
     if (lid == 0)
         taken = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint width = clq_sel_width(level, top);
+    const uint width = clq_sel_width(s.level, top);
+    const ulong base = s.base;
 #define CLQ_SEL_TAKE_CAND(i, c)                                                                    \
     do {                                                                                           \
         if ((c) < base || clq_sel_inside((c), base, width)) {                                      \

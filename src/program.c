@@ -74,7 +74,8 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
              key_defines[type], descending ? " -DCLQ_DESCENDING" : "",
              value_bytes == 8 ? " -DCLQ_VALUE_BYTES=8" : value_bytes == 4 ? " -DCLQ_VALUE_BYTES=4" : "",
              ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? " -cl-std=CL2.0 -DCLQ_DEVICE_ENQUEUE" : "",
-             (ctx->device_type & CL_DEVICE_TYPE_CPU) ? " -DCLQ_CPU" : "", t->gq_wg, t->gq_k, t->gq_ways, t->gq_count_k, t->lq_wg, t->lq_ways, t->lq_max, t->lq_small, t->fill_chunk, t->rl_wg,
+             (ctx->device_type & CL_DEVICE_TYPE_CPU) ? " -DCLQ_CPU" : "",
+             t->gq_wg, t->gq_k, t->gq_ways, t->gq_count_k, t->lq_wg, t->lq_ways, t->lq_max, t->lq_small, t->fill_chunk, t->rl_wg,
              t->seg_net);
 
     const char *src = clqsort_kernel_source;
