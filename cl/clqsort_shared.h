@@ -131,6 +131,12 @@
  * (src/sort.c): their count is known only on the device, and phase one's schedule for 64-bit
  * keys is eight levels of launches that mostly find nothing (k = 65536 on the H100: 0.34 ms). */
 #define CLQ_TILES_MAX 128u
+/* tilemerge_kernel's groups of wg work-items take CLQ_MERGE_KEYS(wg) keys of a tile each, every
+ * key ranked in the other tiles by CLQ_MERGE_PARTS(wg) work-items, each over a share of them:
+ * the group's windows in the other tiles (their keys that can go between its first and last key)
+ * then fit in local memory even with a hundred tiles. */
+#define CLQ_MERGE_PARTS(wg) ((wg) >= 32u ? 8u : 1u)
+#define CLQ_MERGE_KEYS(wg) ((wg) / CLQ_MERGE_PARTS(wg))
 
 /* Segmented sorts: segments of CLQ_NET_MIN + 1 .. CLQ_NET_MAX keys are sorted by a network of
  * CLQ_NET_T work-items each (cl/segnet.cl) where the tuning's seg_net allows, not in phase two;

@@ -124,69 +124,83 @@ CLQ_RANK_IN(__global)
 CLQ_RANK_IN(__local)
 
 /* Local memory of a tilemerge_kernel work-group: each other tile's window (below), as many of
- * them as fit in CLQ_LQ_MAX keys, one after the other. */
+ * them as fit in CLQ_LQ_MAX keys, one after the other; each work-item's share of its key's place. */
 typedef struct clq_merge_local {
     clq_key win[CLQ_LQ_MAX];
     uint lo[CLQ_TILES_MAX], len[CLQ_TILES_MAX], at[CLQ_TILES_MAX]; /* at: in win, or ~0: not loaded */
+    uint share[CLQ_GQ_WG];
 } clq_merge_local;
 
-/* A work-group takes CLQ_GQ_WG consecutive keys of one sorted tile (a chunk). Their places in
- * any other tile lie between those of the chunk's first and last key: that window is found
- * with two searches per tile (one work-item per tile), loaded into local memory where it fits,
- * and each key then searches only the window. */
+/* A work-group takes CLQ_MERGE_KEYS consecutive keys of one sorted tile (a chunk). Their places
+ * in any other tile lie between those of the chunk's first and last key: that window is found
+ * with two searches per tile (one work-item each, all at once), loaded into local memory where
+ * it fits, and each key then searches only the windows, its CLQ_MERGE_PARTS work-items taking
+ * the tiles in turn; the first of them adds up the shares and writes the key. */
 void clq_tilemerge_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_merge_local *lm)
 {
     (void)seg_begin;
     (void)seg_end;
     const uint lid = get_local_id(0), n = status[CLQ_ST_COUNT];
-    const uint chunks = (CLQ_LQ_MAX + CLQ_GQ_WG - 1) / CLQ_GQ_WG;
+    const uint per = CLQ_MERGE_KEYS(CLQ_GQ_WG), parts = CLQ_MERGE_PARTS(CLQ_GQ_WG);
+    const uint chunks = (CLQ_LQ_MAX + per - 1) / per;
     const uint mine = get_group_id(0) / chunks, base = mine * CLQ_LQ_MAX;
-    const uint first = base + get_group_id(0) % chunks * CLQ_GQ_WG;
+    const uint first = base + get_group_id(0) % chunks * per;
     if (n <= CLQ_LQ_MAX || base >= n || first >= n)
         return; /* one tile (fewer candidates than the grid was made for) is sorted in place */
     const uint tiles = (n - 1) / CLQ_LQ_MAX + 1;
-    const uint last = min(min(first + CLQ_GQ_WG, base + CLQ_LQ_MAX), n) - 1;
+    const uint last = min(min(first + per, base + CLQ_LQ_MAX), n) - 1;
 
-    for (uint u = lid; u < tiles; u += CLQ_GQ_WG) {
+    for (uint w = lid; w < 2u * tiles; w += CLQ_GQ_WG) { /* w: tile w / 2, the last key if odd */
+        const uint u = w / 2u;
         if (u == mine)
             continue;
         const uint b = u * CLQ_LQ_MAX, len = min(n - b, (uint)CLQ_LQ_MAX);
         const int equal_too = u < mine; /* equal keys: the earlier tile's go first */
-        const uint lo = clq_rank_in___global(scratch + b, len, clq_to_code(scratch[first]), equal_too);
-        const uint hi = clq_rank_in___global(scratch + b, len, clq_to_code(scratch[last]), equal_too);
-        lm->lo[u] = lo;
-        lm->len[u] = hi - lo;
+        const uint r = clq_rank_in___global(scratch + b, len, clq_to_code(scratch[w & 1u ? last : first]), equal_too);
+        if (w & 1u)
+            lm->len[u] = r; /* the window's end, until below */
+        else
+            lm->lo[u] = r;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         uint used = 0;
         for (uint u = 0; u < tiles; u++) {
-            const int fits = u != mine && lm->len[u] <= CLQ_LQ_MAX - used;
+            if (u == mine)
+                continue;
+            lm->len[u] -= lm->lo[u];
+            const int fits = lm->len[u] <= CLQ_LQ_MAX - used;
             lm->at[u] = fits ? used : ~0u;
             used += fits ? lm->len[u] : 0u;
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint u = 0; u < tiles; u++)
-        if (lm->at[u] != ~0u)
+        if (u != mine && lm->at[u] != ~0u)
             for (uint j = lid; j < lm->len[u]; j += CLQ_GQ_WG)
                 lm->win[lm->at[u] + j] = scratch[u * CLQ_LQ_MAX + lm->lo[u] + j];
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    const uint i = first + lid;
-    if (i > last)
-        return;
-    const clq_key k = scratch[i];
-    const clq_code c = clq_to_code(k);
-    uint at = i - base;
-    for (uint u = 0; u < tiles; u++) {
-        if (u == mine)
-            continue;
-        const uint lo = lm->lo[u], len = lm->len[u];
-        at += lo + (lm->at[u] != ~0u ? clq_rank_in___local(lm->win + lm->at[u], len, c, u < mine)
-                                     : clq_rank_in___global(scratch + u * CLQ_LQ_MAX + lo, len, c, u < mine));
+    const uint part = lid / per, i = first + lid % per;
+    uint share = 0;
+    if (i <= last) {
+        const clq_code c = clq_to_code(scratch[i]);
+        for (uint u = part; u < tiles; u += parts) {
+            if (u == mine)
+                continue;
+            const uint lo = lm->lo[u], len = lm->len[u];
+            share += lo + (lm->at[u] != ~0u ? clq_rank_in___local(lm->win + lm->at[u], len, c, u < mine)
+                                            : clq_rank_in___global(scratch + u * CLQ_LQ_MAX + lo, len, c, u < mine));
+        }
     }
-    keys[at] = k;
+    lm->share[lid] = share;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (part != 0u || i > last)
+        return;
+    uint at = i - base;
+    for (uint q = 0; q < parts; q++)
+        at += lm->share[q * per + lid];
+    keys[at] = scratch[i];
     CLQ_IF_PAIRS(vals[at] = svals[i];)
 }
 

@@ -32,9 +32,9 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
         CLQ_TRY(clq_launch(ctx, p, p->tilesort, plan->tiles, t->lq_wg));
         if (plan->tiles == 1)
             return CLQSORT_SUCCESS;
-        /* one group per gq_wg keys of a tile (tiles.cl) */
-        return clq_launch(ctx, p, p->tilemerge, (size_t)plan->tiles * ((t->lq_max + t->gq_wg - 1) / t->gq_wg),
-                          t->gq_wg);
+        /* one group per CLQ_MERGE_KEYS(gq_wg) keys of a tile (tiles.cl) */
+        const size_t per = CLQ_MERGE_KEYS(t->gq_wg);
+        return clq_launch(ctx, p, p->tilemerge, (size_t)plan->tiles * ((t->lq_max + per - 1) / per), t->gq_wg);
     }
 
     /* Grids: enough groups to fill the device, never more than there can be blocks/records. */

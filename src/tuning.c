@@ -114,8 +114,8 @@ cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
         return 64; /* segments.cl declares no local memory */
     if (phase == 7)
         return net_local_bytes(t, elem_bytes);
-    if (phase == 5) /* tilemerge_kernel (tiles.cl): lq_max keys, three words per tile */
-        return (cl_ulong)t->lq_max * elem_bytes + 3 * 4 * CLQ_TILES_MAX + 64;
+    if (phase == 5) /* tilemerge_kernel (tiles.cl): lq_max keys, three words per tile, one per work-item */
+        return (cl_ulong)t->lq_max * elem_bytes + 3 * 4 * CLQ_TILES_MAX + 4ull * t->gq_wg + 64;
     return phase == 2 ? rl_local_bytes(t) : phase == 3 ? lq_local_bytes(t, elem_bytes) : gq_local_bytes(t, elem_bytes);
 }
 
