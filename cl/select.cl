@@ -54,9 +54,20 @@
 #define CLQ_SELECT_ARGS keys, vals, sel, cand, status, key_offset, value_offset, n, k, pbits, cap, launch
 
 /* Runs EACH(code, i) with the code of every key i < count, the grid taking them in turn: 16-byte
- * loads, two in flight per work-item, from the first key at a 16-byte aligned address (whatever
- * the buffer's own alignment) to the last whole group of four; the keys before and after one by
+ * loads, CLQ_SEL_IN_FLIGHT of them at once per work-item (a pass over every key is bound by how
+ * many loads wait on memory), from the first key at a 16-byte aligned address (whatever the
+ * buffer's own alignment) to the last whole group of four; the keys before and after one by
  * one. */
+#ifndef CLQ_SEL_IN_FLIGHT
+#define CLQ_SEL_IN_FLIGHT 4
+#endif
+#define CLQ_SEL_EACH_QUAD(v, i, EACH)                                                              \
+    do {                                                                                           \
+        EACH(clq_code_of_bits((v).x), (i));                                                        \
+        EACH(clq_code_of_bits((v).y), (i) + 1);                                                    \
+        EACH(clq_code_of_bits((v).z), (i) + 2);                                                    \
+        EACH(clq_code_of_bits((v).w), (i) + 3);                                                    \
+    } while (0)
 #define CLQ_SEL_EACH_KEY(count, EACH)                                                              \
     do {                                                                                           \
         const ulong g_ = get_global_size(0), id_ = get_global_id(0), n_ = (count);                 \
@@ -65,25 +76,16 @@
         const ulong quads_ = (n_ - head_) / 4, tail_ = head_ + 4 * quads_;                         \
         __global const uint4 *q_ = (__global const uint4 *)(keys + key_offset + head_);            \
         ulong j_ = id_;                                                                            \
-        for (; j_ + g_ < quads_; j_ += 2 * g_) {                                                   \
-            const uint4 a_ = q_[j_], b_ = q_[j_ + g_];                                             \
-            const ulong i_ = head_ + 4 * j_, h_ = head_ + 4 * (j_ + g_);                           \
-            EACH(clq_code_of_bits(a_.x), i_);                                                      \
-            EACH(clq_code_of_bits(a_.y), i_ + 1);                                                  \
-            EACH(clq_code_of_bits(a_.z), i_ + 2);                                                  \
-            EACH(clq_code_of_bits(a_.w), i_ + 3);                                                  \
-            EACH(clq_code_of_bits(b_.x), h_);                                                      \
-            EACH(clq_code_of_bits(b_.y), h_ + 1);                                                  \
-            EACH(clq_code_of_bits(b_.z), h_ + 2);                                                  \
-            EACH(clq_code_of_bits(b_.w), h_ + 3);                                                  \
+        for (; j_ + (CLQ_SEL_IN_FLIGHT - 1) * g_ < quads_; j_ += CLQ_SEL_IN_FLIGHT * g_) {         \
+            uint4 v_[CLQ_SEL_IN_FLIGHT];                                                           \
+            for (uint t_ = 0; t_ < CLQ_SEL_IN_FLIGHT; t_++)                                        \
+                v_[t_] = q_[j_ + t_ * g_];                                                         \
+            for (uint t_ = 0; t_ < CLQ_SEL_IN_FLIGHT; t_++)                                        \
+                CLQ_SEL_EACH_QUAD(v_[t_], head_ + 4 * (j_ + t_ * g_), EACH);                       \
         }                                                                                          \
-        if (j_ < quads_) {                                                                         \
-            const uint4 a_ = q_[j_];                                                               \
-            const ulong i_ = head_ + 4 * j_;                                                       \
-            EACH(clq_code_of_bits(a_.x), i_);                                                      \
-            EACH(clq_code_of_bits(a_.y), i_ + 1);                                                  \
-            EACH(clq_code_of_bits(a_.z), i_ + 2);                                                  \
-            EACH(clq_code_of_bits(a_.w), i_ + 3);                                                  \
+        for (; j_ < quads_; j_ += g_) {                                                            \
+            const uint4 w_ = q_[j_];                                                               \
+            CLQ_SEL_EACH_QUAD(w_, head_ + 4 * j_, EACH);                                           \
         }                                                                                          \
         for (ulong i_ = id_; i_ < head_; i_ += g_)                                                 \
             EACH(clq_to_code(keys[key_offset + i_]), i_);                                          \
@@ -157,13 +159,41 @@ inline uint clq_sel_reads_kept(__global const uint *sel, clq_sel_state s, uint n
     const uint room = CLQ_SEL_KEEP_ROOM(n, k);
     return room && s.sampled && s.level > 0u && sel[CLQ_SEL_KEPT] <= room;
 }
-/* Runs EACH(c) with every kept composite, the grid taking them in turn. */
-#define CLQ_SEL_EACH_KEPT(count, EACH)                                                             \
+/* The kept composites are read by the grid's first groups alone, CLQ_SEL_KEPT_PER_ITEM a
+ * work-item (and, in a level, as many groups as clear the next level's counts: `clears` words):
+ * every group that reads them first makes the pick, a read of CLQ_SEL_BINS counts, and the
+ * first level's grid is made for every key. */
+#define CLQ_SEL_KEPT_PER_ITEM 16u
+inline uint clq_sel_kept_groups(uint nkept, uint clears)
+{
+    const uint per_group = CLQ_SEL_KEPT_PER_ITEM * CLQ_GQ_WG;
+    const uint want = max((nkept + per_group - 1u) / per_group, (clears + CLQ_GQ_WG - 1u) / CLQ_GQ_WG);
+    return clamp(want, 1u, (uint)get_num_groups(0));
+}
+/* Runs EACH(c) with every kept composite, the first clq_sel_kept_groups groups taking them in
+ * turn. */
+#define CLQ_SEL_EACH_KEPT(count, clears, EACH)                                                     \
     do {                                                                                           \
         __global const ulong *kept_ = clq_sel_kept(sel, k);                                        \
-        for (uint j_ = get_global_id(0); j_ < (count); j_ += get_global_size(0))                   \
+        const uint stride_ = clq_sel_kept_groups((count), (clears)) * CLQ_GQ_WG;                   \
+        const uint from_ = get_global_id(0) < stride_ ? (uint)get_global_id(0) : (count);          \
+        for (uint j_ = from_; j_ < (count); j_ += stride_)                                         \
             EACH(kept_[j_]);                                                                       \
     } while (0)
+/* Whether this group of launch `launch` (a level after the first, or the gather) may leave at
+ * once, before its pick: the launch reads only the kept composites, as the previous launch's
+ * state tells without the pick (sampled, every composite of the first range kept, at least k of
+ * them, so the first level does not start again), and the group is not among those that read
+ * them. Group 0, which writes the state, always is. */
+inline uint clq_sel_idle(__global const uint *sel, uint launch, uint n, uint k, uint clears)
+{
+    if (launch <= 1u) /* the first level writes what this reads */
+        return 0u;
+    const clq_sel_state p = clq_sel_load(sel, launch - 1u);
+    const uint room = CLQ_SEL_KEEP_ROOM(n, k), nkept = sel[CLQ_SEL_KEPT];
+    const uint reads_kept = room && p.sampled && nkept <= room && (p.level > 0u || nkept >= k);
+    return reads_kept && get_group_id(0) >= clq_sel_kept_groups(nkept, clears);
+}
 
 /* Candidate number `at` of the gather is c. */
 inline void clq_sel_append(__global ulong *cand, __global uint *status, uint cap, uint at, ulong c)
@@ -364,6 +394,8 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
     __local uint staged, first;
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     __local uint pick[3];
+    if (clq_sel_idle(sel, launch, n, k, CLQ_SEL_BINS))
+        return;
     const clq_sel_state s = clq_sel_advance(sel, status, launch, k, cap, pbits, hist, scan_tmp, pick);
     clq_sel_store(sel, launch, s);
     for (uint b = get_global_id(0); b < CLQ_SEL_BINS; b += get_global_size(0))
@@ -421,7 +453,7 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
 #define CLQ_SEL_COUNT_FIRST(code, i) CLQ_SEL_COUNT_FIRST_THEN(code, i, CLQ_SEL_NOTHING)
 #define CLQ_SEL_COUNT_FIRST_KEEP(code, i) CLQ_SEL_COUNT_FIRST_THEN(code, i, CLQ_SEL_KEEP)
     if (kept)
-        CLQ_SEL_EACH_KEPT(nkept, CLQ_SEL_COUNT_C);
+        CLQ_SEL_EACH_KEPT(nkept, CLQ_SEL_BINS, CLQ_SEL_COUNT_C);
     else if (keep && top >= pbits + CLQ_SEL_BITS)
         CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT_FIRST_KEEP);
     else if (keep)
@@ -460,6 +492,8 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
     __local uint hist[CLQ_SEL_BINS];
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     __local uint pick[3];
+    if (clq_sel_idle(sel, launch, n, k, 0u))
+        return;
     const clq_sel_state s = clq_sel_advance(sel, status, launch, k, cap, pbits, hist, scan_tmp, pick);
     clq_sel_store(sel, launch, s);
     if (!s.done) { /* cannot happen: the host enqueued the levels any input needs */
@@ -492,7 +526,7 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
     } while (0)
 #define CLQ_SEL_GATHER(code, i) CLQ_SEL_GATHER_C(clq_composite((code), (uint)(i), pbits))
     if (kept)
-        CLQ_SEL_EACH_KEPT(nkept, CLQ_SEL_GATHER_C);
+        CLQ_SEL_EACH_KEPT(nkept, 0u, CLQ_SEL_GATHER_C);
     else
         CLQ_SEL_EACH_KEY(n, CLQ_SEL_GATHER);
     barrier(CLK_LOCAL_MEM_FENCE);
