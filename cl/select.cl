@@ -159,10 +159,10 @@ inline uint clq_sel_reads_kept(__global const uint *sel, clq_sel_state s, uint n
     const uint room = CLQ_SEL_KEEP_ROOM(n, k);
     return room && s.sampled && s.level > 0u && sel[CLQ_SEL_KEPT] <= room;
 }
-/* The kept composites are read by the grid's first groups alone, CLQ_SEL_KEPT_PER_ITEM a
- * work-item (and, in a level, as many groups as clear the next level's counts: `clears` words):
- * every group that reads them first makes the pick, a read of CLQ_SEL_BINS counts, and the
- * first level's grid is made for every key. */
+/* The kept composites are read by the grid's first groups only, CLQ_SEL_KEPT_PER_ITEM per
+ * work-item, and in a level by at least the groups that clear the next level's counts (`clears`
+ * words): the grid is sized for a pass over every key, and each group that reads composites must
+ * first make the pick, a read of CLQ_SEL_BINS counts. */
 #define CLQ_SEL_KEPT_PER_ITEM 16u
 inline uint clq_sel_kept_groups(uint nkept, uint clears)
 {
