@@ -546,7 +546,6 @@ inline void clq_sel_stash(CLQ_SELECT_PARAMS, ulong first, ulong step)
 {
     (void)keys;
     (void)key_offset;
-    (void)n;
     (void)cap;
     (void)launch;
     __global uint *marks = sel + CLQ_SEL_WORDS, *holes = marks + k;
@@ -555,6 +554,10 @@ inline void clq_sel_stash(CLQ_SELECT_PARAMS, ulong first, ulong step)
         return;
     for (ulong i = first; i < k; i += step) {
         const uint pos = CLQ_SEL_POSITION(cand[i], pbits);
+        if (pos >= n) { /* cannot happen: a composite names one of the n keys; never moved */
+            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
+            continue;
+        }
         CLQ_IF_PAIRS(stash[i] = vals[value_offset + pos];)
         if (pos < k)
             marks[pos] = 1;
