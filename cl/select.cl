@@ -58,9 +58,7 @@
  * many loads wait on memory), from the first key at a 16-byte aligned address (whatever the
  * buffer's own alignment) to the last whole group of four; the keys before and after one by
  * one. */
-#ifndef CLQ_SEL_IN_FLIGHT
 #define CLQ_SEL_IN_FLIGHT 4
-#endif
 #define CLQ_SEL_EACH_QUAD(v, i, EACH)                                                              \
     do {                                                                                           \
         EACH(clq_code_of_bits((v).x), (i));                                                        \
