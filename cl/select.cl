@@ -614,11 +614,12 @@ void select_place_kernel(CLQ_SELECT_PARAMS)
 {
     clq_sel_place(CLQ_SELECT_ARGS, get_global_id(0), get_global_size(0));
 }
+
 /* select_sort_kernel's bitonic sort of x[0, size) in local memory (size a power of two, at
  * least 8), one barrier a phase of up to three steps rather than one a step: a phase's steps
  * compare positions that differ in three adjacent bits only, so a work-item loads the 8 keys
  * that share its other bits, runs the steps on them in registers and stores them back (24
- * phases for 2048 keys instead of 66 steps, which took 0.029 ms on the H200).
+ * phases for 2048 keys instead of 66 steps; docs/PERFORMANCE.md has the measurements).
  * Positions are stored at CLQ_SEL_SLOT: the low 4 bits XORed with the next 4, so that the 8
  * keys of neighbouring work-items do not fall in the same few banks (16 slots of 8 bytes). */
 #define CLQ_SEL_SLOT(i) ((i) ^ (((i) >> 4) & 15u))
