@@ -113,17 +113,45 @@ inline uint clq_gq_add(__local uint *p, uint v)
 #endif
 
 /* Index of the sequence that owns block (or count unit) `blk`: the last one whose first block
- * (unit) is <= blk. */
-inline uint clq_find_sequence(__global const clq_seq *seqs, uint nseq, uint blk, uint count_pass)
+ * (unit) is <= blk. Every work-item of the group calls it with the same arguments. A group of
+ * one work-item searches by halves; a larger group searches together: in each round every
+ * work-item reads one of the candidates, evenly spaced, and the last one at or before blk
+ * narrows the candidates to its stretch. 4096 sequences take two rounds of one load each instead
+ * of 12 loads one after the other. `found`: three words of local scratch. */
+#define CLQ_FIRST_OF(seqs, i, count_pass) ((count_pass) ? (seqs)[i].first_unit : (seqs)[i].first_block)
+inline uint clq_find_sequence(__global const clq_seq *seqs, uint nseq, uint blk, uint count_pass, __local uint *found)
 {
     uint lo = 0, hi = nseq - 1;
+#if CLQ_GQ_WG == 1
+    (void)found;
     while (lo < hi) {
-        uint mid = (lo + hi + 1) / 2;
-        if ((count_pass ? seqs[mid].first_unit : seqs[mid].first_block) <= blk)
+        const uint mid = (lo + hi + 1) / 2;
+        if (CLQ_FIRST_OF(seqs, mid, count_pass) <= blk)
             lo = mid;
         else
             hi = mid - 1;
     }
+#else
+    const uint lid = get_local_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE); /* the last call's readers are done with the scratch */
+    if (lid == 0)
+        found[0] = found[1] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* round r adds to found[r % 3] and clears found[(r + 2) % 3] for round r + 2, which reads it
+     * only after round r + 1's barrier */
+    for (uint r = 0; lo < hi; r++) {
+        const uint step = (hi - lo) / CLQ_GQ_WG + 1u; /* candidate lid covers [lo + lid step, + step) */
+        const uint at = lo + lid * step;
+        if (lid > 0 && at <= hi && CLQ_FIRST_OF(seqs, at, count_pass) <= blk) /* lo's always is */
+            atomic_max(&found[r % 3u], lid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint best = found[r % 3u];
+        if (lid == 0)
+            found[(r + 2u) % 3u] = 0;
+        lo += best * step;
+        hi = min(hi, lo + step - 1u);
+    }
+#endif
     return lo;
 }
 
@@ -141,11 +169,11 @@ typedef struct clq_block {
 
 /* Block `blk` of the sort pass, or count unit `blk` of the count pass. */
 inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool, __global const uint *status, uint nseq,
-                              uint blk, uint count_pass)
+                              uint blk, uint count_pass, __local uint *found)
 {
     clq_block b;
     const uint size = count_pass ? CLQ_GQ_UNIT : CLQ_GQ_BLOCK;
-    b.seq = list + clq_find_sequence(list, nseq, blk, count_pass);
+    b.seq = list + clq_find_sequence(list, nseq, blk, count_pass, found);
     b.bk = pool + b.seq->bucket_base;
     b.lo = b.seq->lo;
     b.hi = b.seq->hi;
@@ -216,6 +244,7 @@ typedef struct clq_count_local {
     uint small_bucket[CLQ_GQ_WAYS]; /* by that place: the bucket */
     uint scan_tmp[2 * CLQ_GQ_WG];
     uint nonempty, last;
+    uint found[3]; /* clq_find_sequence */
 } clq_count_local;
 
 inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code cmin, clq_code cmax)
@@ -324,7 +353,7 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
 
     /* 64-bit: with one-key units near 2^32 keys, i + groups would wrap past nunits */
     for (ulong i = get_group_id(0); i < nunits; i += get_num_groups(0)) {
-        const clq_block blk = clq_block_at(cur, pool, status, nseq, (uint)i, 1);
+        const clq_block blk = clq_block_at(cur, pool, status, nseq, (uint)i, 1, lm->found);
         __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
         for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
             lm->count[b] = 0;
@@ -399,6 +428,7 @@ typedef struct clq_gq_local {
     uint to[CLQ_GQ_WAYS];    /* where the block's run of each bucket goes in the sequence */
     uint scan_tmp[2 * CLQ_GQ_WG];
     uint last;
+    uint found[3]; /* clq_find_sequence */
 } clq_gq_local;
 
 void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool, __global clq_leaf *leaves,
@@ -410,7 +440,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
     const uint nblocks = status[CLQ_ST_CUR_BLOCKS];
 
     for (ulong i = get_group_id(0); i < nblocks; i += get_num_groups(0)) { /* 64-bit: as above */
-        const clq_block blk = clq_block_at(cur, pool, status, nseq, (uint)i, 0);
+        const clq_block blk = clq_block_at(cur, pool, status, nseq, (uint)i, 0, lm->found);
         if (blk.seq->stay == 0) { /* the same for the whole group */
             __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
             __global clq_key *dst = (blk.in_scratch ? keys : scratch) + blk.start;
