@@ -633,30 +633,25 @@ void select_place_kernel(CLQ_SELECT_PARAMS)
             (v)[b] = x_;                                                                           \
         }                                                                                          \
     } while (0)
-/* one step over the 8 keys: the pairs that differ in bit 4, 2 or 1 of e, ascending where UP(e)
- * of the pair's first key */
-#define CLQ_SEL_STEP4(v, UP)                                                                       \
-    do {                                                                                           \
-        CLQ_SEL_CX(v, 0, 4, UP(0));                                                                \
-        CLQ_SEL_CX(v, 1, 5, UP(1));                                                                \
-        CLQ_SEL_CX(v, 2, 6, UP(2));                                                                \
-        CLQ_SEL_CX(v, 3, 7, UP(3));                                                                \
-    } while (0)
-#define CLQ_SEL_STEP2(v, UP)                                                                       \
-    do {                                                                                           \
-        CLQ_SEL_CX(v, 0, 2, UP(0));                                                                \
-        CLQ_SEL_CX(v, 1, 3, UP(1));                                                                \
-        CLQ_SEL_CX(v, 4, 6, UP(4));                                                                \
-        CLQ_SEL_CX(v, 5, 7, UP(5));                                                                \
-    } while (0)
-#define CLQ_SEL_STEP1(v, UP)                                                                       \
-    do {                                                                                           \
-        CLQ_SEL_CX(v, 0, 1, UP(0));                                                                \
-        CLQ_SEL_CX(v, 2, 3, UP(2));                                                                \
-        CLQ_SEL_CX(v, 4, 5, UP(4));                                                                \
-        CLQ_SEL_CX(v, 6, 7, UP(6));                                                                \
-    } while (0)
 #define CLQ_SEL_EACH8(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
+/* one step over the 8 keys: the pairs (e, e + bit) whose e lacks bit `bit` (4, 2 or 1),
+ * ascending where UP(e); e and bit are literals, so the test and the indices fold away */
+#define CLQ_SEL_CX_IF(v, e, bit, UP)                                                               \
+    do {                                                                                           \
+        if (!((e) & (bit)))                                                                        \
+            CLQ_SEL_CX(v, e, (e) | (bit), UP(e));                                                  \
+    } while (0)
+#define CLQ_SEL_STEP(v, bit, UP)                                                                   \
+    do {                                                                                           \
+        CLQ_SEL_CX_IF(v, 0, bit, UP);                                                              \
+        CLQ_SEL_CX_IF(v, 1, bit, UP);                                                              \
+        CLQ_SEL_CX_IF(v, 2, bit, UP);                                                              \
+        CLQ_SEL_CX_IF(v, 3, bit, UP);                                                              \
+        CLQ_SEL_CX_IF(v, 4, bit, UP);                                                              \
+        CLQ_SEL_CX_IF(v, 5, bit, UP);                                                              \
+        CLQ_SEL_CX_IF(v, 6, bit, UP);                                                              \
+        CLQ_SEL_CX_IF(v, 7, bit, UP);                                                              \
+    } while (0)
 
 /* One phase: with len 0 the first one, every step of lengths 2, 4 and 8 on 8 adjacent keys;
  * else the steps of length len with gaps gap, gap / 2 and gap / 4 (those of them >= 1). */
@@ -671,20 +666,20 @@ inline void clq_sel_bitonic_phase(__local ulong *x, uint size, uint len, uint ga
 #define CLQ_SEL_UP2(e) (!((e) & 2))
 #define CLQ_SEL_UP4(e) (!((e) & 4))
 #define CLQ_SEL_UP8(e) (!(t & 1u))
-            CLQ_SEL_STEP1(v, CLQ_SEL_UP2);
-            CLQ_SEL_STEP2(v, CLQ_SEL_UP4);
-            CLQ_SEL_STEP1(v, CLQ_SEL_UP4);
-            CLQ_SEL_STEP4(v, CLQ_SEL_UP8);
-            CLQ_SEL_STEP2(v, CLQ_SEL_UP8);
-            CLQ_SEL_STEP1(v, CLQ_SEL_UP8);
+            CLQ_SEL_STEP(v, 1u, CLQ_SEL_UP2);
+            CLQ_SEL_STEP(v, 2u, CLQ_SEL_UP4);
+            CLQ_SEL_STEP(v, 1u, CLQ_SEL_UP4);
+            CLQ_SEL_STEP(v, 4u, CLQ_SEL_UP8);
+            CLQ_SEL_STEP(v, 2u, CLQ_SEL_UP8);
+            CLQ_SEL_STEP(v, 1u, CLQ_SEL_UP8);
         } else { /* len is above the three bits: one direction for all 8 */
             const int up = !(CLQ_SEL_POS8(t, q, 0) & len);
 #define CLQ_SEL_UP(e) up
             if (gap >= 4u)
-                CLQ_SEL_STEP4(v, CLQ_SEL_UP);
+                CLQ_SEL_STEP(v, 4u, CLQ_SEL_UP);
             if (gap >= 2u)
-                CLQ_SEL_STEP2(v, CLQ_SEL_UP);
-            CLQ_SEL_STEP1(v, CLQ_SEL_UP);
+                CLQ_SEL_STEP(v, 2u, CLQ_SEL_UP);
+            CLQ_SEL_STEP(v, 1u, CLQ_SEL_UP);
         }
 #define CLQ_SEL_STORE8(e) x[CLQ_SEL_SLOT(CLQ_SEL_POS8(t, q, e))] = v[e];
         CLQ_SEL_EACH8(CLQ_SEL_STORE8)
