@@ -311,6 +311,12 @@ inline uint clq_units_of(uint len) { return clq_ceil_div(len, CLQ_GQ_UNIT); }
 #ifndef CLQ_SEG_NET
 #define CLQ_SEG_NET 0
 #endif
+/* The end of segment i of a segmented sort (segments.cl): its own, or the next one's begin. */
+inline uint clq_seg_end(__global const uint *seg_begin, __global const uint *seg_end, uint i, uint end_given)
+{
+    return end_given ? seg_end[i] : seg_begin[i + 1];
+}
+
 /* Whether a segment of n keys is sorted by segnet.cl's network, and not in phase two. */
 #if CLQ_SEG_NET
 inline int clq_seg_net(uint n) { return n > CLQ_NET_MIN && n <= CLQ_NET_MAX; }

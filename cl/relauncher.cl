@@ -9,7 +9,8 @@
  * first unit, block and bucket), resets the sequence's tickets and publishes the sequence, unit
  * and block counts for the next level.
  * relauncher_kernel runs it once per sort, with `init` set: it first emits the root sequence of
- * status[CLQ_ST_COUNT] keys (a segmented sort's roots are already in the lists: segments.cl).
+ * status[CLQ_ST_COUNT] keys. A segmented sort has no relauncher_kernel: segcheck_kernel emitted
+ * its roots, and segemit_kernel's last group runs the body with `init` (segments.cl).
  *
  * The host loop enqueues every level at once and reads the status words once, after phase two.
  * On the OpenCL 2.0 path the body also launches the next kernel itself (gqcount_kernel over all

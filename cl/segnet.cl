@@ -5,9 +5,9 @@
  * Phase two sorts a window of short segments by ranking each key among its segment's keys
  * (lqsort.cl): a key of a 64-key segment reads 64 keys, and for 2^20 segments of 64 keys that
  * loop was phase two's whole time (1.39 of 1.63 ms on an H100). A network sorts 64 keys with 21
- * compare-exchange steps instead. segnet_kernel, launched after the segment kernels on both
- * paths, takes every segment of that length straight from the caller's buffer; segcheck_kernel
- * leaves them out of the windows and phase two skips them (CLQ_SEG_NET: clqsort_shared.h).
+ * compare-exchange steps instead. segemit_kernel (segments.cl) runs it on both paths, taking
+ * every segment of that length straight from the caller's buffer; segcheck_kernel leaves them
+ * out of the windows and phase two skips them (CLQ_SEG_NET: clqsort_shared.h).
  *
  * CLQ_NET_T work-items sort a segment, each holding CLQ_NET_E keys in registers, padded with
  * CLQ_CODE_MAX up to CLQ_NET_MAX keys: logical positions E q .. E q + E - 1 for the segment's
@@ -252,16 +252,3 @@ void clq_segnet_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_net_t
     }
 }
 #endif
-
-__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
-void segnet_kernel(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status, __global uint *windows)
-{
-    (void)leaves;
-    (void)windows;
-#if CLQ_SEG_NET
-    __local clq_net_t x[CLQ_SEG_NET == 1 ? CLQ_GQ_WG * CLQ_NET_E : 1];
-    __local uint list[CLQ_GQ_WG], listed;
-    if (!status[CLQ_ST_ERROR]) /* an invalid segment: nothing may move */
-        clq_segnet_body(CLQ_BUFFER_ARGS_AT(status), status, x, list, &listed);
-#endif
-}

@@ -101,11 +101,12 @@ typedef struct clq_tuning {
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
  * arguments differ between launches exist once per value, with those arguments set at build
  * time: a launch then only sets buffer arguments. */
-enum { CLQ_KERNELS = 12, CLQ_SORT_PHASES = 8 };
+enum { CLQ_KERNELS = 11, CLQ_SORT_PHASES = 8 };
 typedef struct clq_kernel_desc {
     const char *name;
-    int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two, 4 segments, 5 tile merge,
-                * 6 clear, 7 segment network: the profile's rows */
+    int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two, 4 segment check, 5 tile
+                * merge, 6 clear, 7 segment emission (with the network and the relauncher): the
+                * profile's rows */
     int work_lists; /* takes the work lists and the bucket pool among its buffers */
     int windows;    /* takes the segment windows after the status words */
     int nscalars;
@@ -134,12 +135,11 @@ typedef struct clq_program {
             cl_kernel gqsort[2];     /* [parity]: move list `parity`'s keys to their buckets */
             cl_kernel relauncher;    /* emit the root into list 0 and prepare it */
             cl_kernel lqsort;
-            cl_kernel segcheck;      /* segmented sorts: check the offsets, gather short segments */
-            cl_kernel segemit;       /* segmented sorts: emit the roots */
+            cl_kernel segcheck;      /* segmented sorts: check the offsets, emit the roots, gather short segments */
+            cl_kernel segemit;       /* segmented sorts: emit the windows, sort by the network, prepare list 0 */
             cl_kernel tilesort;      /* the tile path: sort each tile in local memory */
             cl_kernel tilemerge;     /* the tile path: move each key to its place among all tiles */
             cl_kernel clear;         /* clear the bucket pool and the segment windows */
-            cl_kernel segnet;        /* segmented sorts: sort segments of up to CLQ_NET_MAX keys */
         };
         cl_kernel all[CLQ_KERNELS]; /* the same, in the order of clq_kernel_table */
     };
@@ -191,6 +191,7 @@ struct clqsort_context {
     cl_mem scratch, scratch_values, lists, pool, leaves, status, windows, host_keys, host_values, packed, select,
         host_begin, host_end;
     int pool_clear; /* the bucket pool is all zero: the last sort on it succeeded (sort.c) */
+    int windows_clear; /* the segment windows are all empty: the last segmented sort succeeded */
     size_t scratch_bytes, scratch_values_bytes, lists_bytes, pool_bytes, leaves_bytes, status_bytes, windows_bytes,
         host_keys_bytes, host_values_bytes, packed_bytes, select_bytes, host_begin_bytes, host_end_bytes;
 

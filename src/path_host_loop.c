@@ -1,7 +1,8 @@
 /*
  * path_host_loop.c - the OpenCL 1.2 execution path: the host launches the passes.
  *
- * relauncher_kernel emits the root; then each phase-one level is gqcount_kernel and
+ * relauncher_kernel emits the root (a segmented sort's segemit_kernel has prepared its roots
+ * already: cl/segments.cl); then each phase-one level is gqcount_kernel and
  * gqsort_kernel over a fixed grid (their groups take the level's blocks in turn, so the host need
  * not know how many there are), and the sort pass's last group prepares the next level on the
  * device. No input needs more than clq_levels() levels (relauncher.cl), so the host enqueues
@@ -47,7 +48,8 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
         count_groups = resident;
     size_t lq_groups = plan->leaf_cap < resident ? plan->leaf_cap : resident;
 
-    CLQ_TRY(clq_launch(ctx, p, p->relauncher, 1, t->rl_wg));
+    if (!plan->segments) /* segemit_kernel prepared a segmented sort's roots */
+        CLQ_TRY(clq_launch(ctx, p, p->relauncher, 1, t->rl_wg));
     for (unsigned level = 0; level < plan->levels; level++)
         CLQ_TRY(enqueue_level(ctx, p, level & 1u, count_groups, sort_groups));
     return clq_launch(ctx, p, p->lqsort, lq_groups, t->lq_wg);

@@ -152,6 +152,7 @@ static clqsort_status collect(clqsort_context *ctx, clq_pending *slot, char *msg
     }
     if (s != CLQSORT_SUCCESS) {
         ctx->pool_clear = 0; /* the kernels may have left bucket records behind */
+        ctx->windows_clear = 0; /* and segment windows marked */
         return s;
     }
     slot->stats.host_round_trips++;

@@ -14,14 +14,14 @@ static const char *const key_defines[CLQ_KEY_TYPES] = {
 /* Every kernel object of a program, in the order of clq_program.all. Each takes the keys, scratch,
  * values, value scratch, segment begin and end, [work lists, bucket pool,] phase-two list and
  * status buffers, [segment windows,] then its scalars (cl/gqsort.cl, lqsort.cl, tiles.cl,
- * relauncher.cl, segments.cl, segnet.cl; the order is set_buffer_args's in sort.c). */
+ * relauncher.cl, segments.cl; the order is set_buffer_args's in sort.c). */
 const clq_kernel_desc clq_kernel_table[CLQ_KERNELS] = {
     {"gqcount_kernel", 0, 1, 0, 1, {0, 0}},    {"gqcount_kernel", 0, 1, 0, 1, {1, 0}},
     {"gqsort_kernel", 1, 1, 0, 1, {0, 0}},     {"gqsort_kernel", 1, 1, 0, 1, {1, 0}},
     {"relauncher_kernel", 2, 1, 0, 0, {0, 0}}, {"lqsort_kernel", 3, 0, 0, 0, {0, 0}},
-    {"segcheck_kernel", 4, 0, 1, 0, {0, 0}},   {"segemit_kernel", 4, 1, 1, 0, {0, 0}},
+    {"segcheck_kernel", 4, 1, 1, 0, {0, 0}},   {"segemit_kernel", 7, 1, 1, 0, {0, 0}},
     {"tilesort_kernel", 3, 0, 0, 0, {0, 0}},   {"tilemerge_kernel", 5, 0, 0, 0, {0, 0}},
-    {"clear_kernel", 6, 1, 1, 0, {0, 0}},      {"segnet_kernel", 7, 0, 1, 0, {0, 0}},
+    {"clear_kernel", 6, 1, 1, 0, {0, 0}},
 };
 
 const char *const clq_select_names[CLQ_SELECT_KERNELS] = {

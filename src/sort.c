@@ -281,6 +281,8 @@ static clqsort_status grow(clqsort_context *ctx, const scratch_request *r)
     }
     if (r->buf == &ctx->pool)
         ctx->pool_clear = 0;
+    if (r->buf == &ctx->windows)
+        ctx->windows_clear = 0;
     cl_int err;
     *r->buf = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, r->bytes, NULL, &err);
     char what[96];
@@ -391,8 +393,8 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     st[CLQ_ST_SEG_END_GIVEN] = plan->seg_end != NULL;
     st[CLQ_ST_BAD_SEGMENT] = CL_UINT_MAX;
     st[CLQ_ST_TOPK] = plan->topk;
-    const cl_uint clear =
-        (plan->records && !ctx->pool_clear ? CLQ_CLEAR_POOL : 0u) | (plan->segments ? CLQ_CLEAR_WINDOWS : 0u);
+    const cl_uint clear = (plan->records && !ctx->pool_clear ? CLQ_CLEAR_POOL : 0u) |
+                          (plan->segments && !ctx->windows_clear ? CLQ_CLEAR_WINDOWS : 0u);
     st[CLQ_ST_CLEAR] = clear;
     const cl_ulong pool_words = clear & CLQ_CLEAR_POOL ? ctx->pool_bytes / 4 : 0;
     st[CLQ_ST_POOL_WORDS] = (cl_uint)pool_words;
@@ -405,7 +407,8 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
      * would not, nor is a new buffer clear: the pool is cleared whole unless the last sort on it
      * succeeded, which keeps each sort independent without clearing it every time. A sort that
      * uses no records leaves the pool as it was. A segmented sort's windows (first short
-     * segment: min, last: max) start empty. Both by clear_kernel (cl/segments.cl). */
+     * segment: min, last: max) start empty: segemit_kernel empties those it reads, so they are
+     * cleared on the same terms. Both by clear_kernel (cl/segments.cl). */
     if (clear) /* one work-item per pool word or window */
         CLQ_TRY(clq_launch(ctx, plan->prog, plan->prog->clear,
                            fill_groups(ctx, &plan->prog->tuning,
@@ -413,22 +416,22 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
                            plan->prog->tuning.gq_wg));
     if (plan->records)
         ctx->pool_clear = 0; /* until this sort is enqueued whole */
+    if (plan->segments)
+        ctx->windows_clear = 0;
     return CLQSORT_SUCCESS;
 }
 
-/* Segmented sorts: check every segment, then emit the roots (cl/segments.cl), the groups taking
- * segments and windows in turn; then, where the tuning has it, sort the segments of up to
- * CLQ_NET_MAX keys that phase two leaves (cl/segnet.cl). */
+/* Segmented sorts (cl/segments.cl): check every segment and emit the roots, then emit the
+ * windows' records, sort the segments of up to CLQ_NET_MAX keys that phase two leaves
+ * (cl/segnet.cl, where the tuning has it) and prepare the roots for phase one, in place of
+ * relauncher_kernel. The groups take segments and windows in turn, the network a chunk of gq_wg
+ * segments at a time. */
 static clqsort_status launch_segments(clqsort_context *ctx, const clq_plan *plan)
 {
     const clq_program *p = plan->prog;
     const size_t most = plan->segments > plan->windows ? plan->segments : plan->windows;
     CLQ_TRY(clq_launch(ctx, p, p->segcheck, fill_groups(ctx, &p->tuning, plan->segments), p->tuning.gq_wg));
-    CLQ_TRY(clq_launch(ctx, p, p->segemit, fill_groups(ctx, &p->tuning, most), p->tuning.gq_wg));
-    if (!p->tuning.seg_net)
-        return CLQSORT_SUCCESS;
-    /* one work-item a segment to list them, each group a chunk of gq_wg (cl/segnet.cl) */
-    return clq_launch(ctx, p, p->segnet, fill_groups(ctx, &p->tuning, plan->segments), p->tuning.gq_wg);
+    return clq_launch(ctx, p, p->segemit, fill_groups(ctx, &p->tuning, most), p->tuning.gq_wg);
 }
 
 /* A host clock in ms (C11), for the profile's host times. */
@@ -445,8 +448,8 @@ static double host_ms(void)
 static void finish_profile(clqsort_context *ctx, const clq_plan *plan, clqsort_status s, const double host[4])
 {
     static const char *const sort_names[CLQ_SORT_PHASES] = {"gqcount_kernel", "gqsort_kernel", "relauncher_kernel",
-                                                            "lqsort_kernel or tilesort_kernel", "segment kernels",
-                                                            "tilemerge_kernel", "clear_kernel", "segnet_kernel"};
+                                                            "lqsort_kernel or tilesort_kernel", "segcheck_kernel",
+                                                            "tilemerge_kernel", "clear_kernel", "segemit_kernel"};
     const char *names[CLQ_PHASES];
     for (int i = 0; i < CLQ_PHASES; i++)
         names[i] = i < CLQ_SORT_PHASES ? sort_names[i] : clq_select_names[i - CLQ_SORT_PHASES];
@@ -699,6 +702,8 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
          * the pool clear; one that is only enqueued is not known to be yet */
         if (plan->records)
             ctx->pool_clear = !call->enqueue;
+        if (plan->segments)
+            ctx->windows_clear = !call->enqueue;
         if (!call->enqueue && (s = clq_collect_all(ctx, 1)) != CLQSORT_SUCCESS)
             (void)clFinish(ctx->queue); /* a failed wait: nothing of the sort may run on after the return */
     }

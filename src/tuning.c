@@ -100,18 +100,19 @@ static cl_ulong rl_local_bytes(const clq_tuning *t)
     return 8ull * t->rl_wg + 8ull * t->gq_ways + 8ull * t->rl_wg + 64;
 }
 
-/* segnet_kernel's local memory (segnet.cl): a list of segments, one uint per work-item and its
- * count; with seg_net 1, CLQ_NET_MAX / CLQ_NET_T keys per work-item too */
+/* segemit_kernel's local memory (segments.cl): the relauncher's scan, and for the network
+ * (segnet.cl) a list of segments, one uint per work-item and its count; with seg_net 1,
+ * CLQ_NET_MAX / CLQ_NET_T keys per work-item too */
 static cl_ulong net_local_bytes(const clq_tuning *t, unsigned kb)
 {
     const cl_ulong keys = t->seg_net == 1 ? (cl_ulong)t->gq_wg * (CLQ_NET_MAX / CLQ_NET_T) * kb : 8u;
-    return keys + 4ull * t->gq_wg + 64;
+    return keys + 4ull * t->gq_wg + 8ull * t->gq_wg + 64;
 }
 
 cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
 {
     if (phase == 4 || phase == 6)
-        return 64; /* segments.cl declares no local memory */
+        return 64; /* segcheck_kernel and clear_kernel declare no local memory */
     if (phase == 7)
         return net_local_bytes(t, elem_bytes);
     if (phase == 5) /* tilemerge_kernel (tiles.cl): lq_max keys, three words per tile, one per work-item */
