@@ -81,9 +81,10 @@
  * and the gather read those instead of every key. Ranks above CLQ_SEL_KEEP_MAX_RANK keep
  * nothing: their room would pass n / 16. */
 #define CLQ_SEL_KEEP_MAX_RANK 64u
-/* Candidates (or kept composites) a group of the selection holds in local memory before it
- * appends them all with one atomic; any more go one by one. */
-#define CLQ_SEL_STAGE 256u
+/* Candidates a group of the gather holds in local memory (in the space of its histogram) before
+ * it appends them all with one atomic; any more go one by one, contending for one counter. For
+ * k = 65536 of 2^26 uniform keys, the gather's first 92 groups take about 710 each. */
+#define CLQ_SEL_STAGE (CLQ_SEL_BINS / 2u)
 /* The composites one counting group of the first level keeps: for k = 65536 on the H200's 1056
  * groups, 2^26 uniform keys leave about 540 per group, twice that at most. A group with more
  * makes the keeping fail (the input is not what the sample promised) rather than append them one
@@ -102,11 +103,8 @@
  * kernels derive each level's range from the first range's width. (The host enqueues fewer:
  * the selection is done once the candidates fit their buffer, select_levels in src/sort.c.) */
 #define CLQ_SEL_LEVELS_OF(width) (((width) + CLQ_SEL_BITS - 1u) / CLQ_SEL_BITS)
-/* Keys select_sample_kernel reads to choose the first range (all of them when fewer), and the
- * largest k for which it also clears the selection's words and marks (above, select_clear_kernel
- * does, with the whole device: k marks are too many for one group). */
+/* Keys select_sample_kernel reads to choose the first range (all of them when fewer). */
 #define CLQ_SEL_SAMPLES 4096u
-#define CLQ_SEL_SAMPLE_CLEARS_MAX_K 65536u
 /* The first range is [0, 2^top), top the bit length of the rank-th smallest composite of the
  * samples. Rank k (small k, or every key sampled) puts at least k composites in it, as the
  * samples are keys. A larger k takes the rank its share of the samples has, k s / n rounded up,

@@ -5,12 +5,11 @@
  * no two keys share and whose order is the sort's order with ties in input order. The k
  * smallest composites are the answer, so a radix selection finds a range of composites that
  * holds the k-th one and few others, and only the keys below its end are sorted:
- *   select_clear_kernel   zeroes the words of `sel` and the k marks after them (for small k
- *                         select_sample_kernel does, one launch fewer).
- *   select_sample_kernel  one group: the first range, [0, 2^top), from a sample of the keys
- *                         (CLQ_SEL_RANK: for small k at least k keys lie inside it; for larger k
- *                         a few more than k in all likelihood, and if not the next launch starts
- *                         again from every composite).
+ *   select_sample_kernel  one group: zeroes the words of `sel`, then chooses the first range,
+ *                         [0, 2^top), from a sample of the keys (CLQ_SEL_RANK: for small k at
+ *                         least k keys lie inside it; for larger k a few more than k in all
+ *                         likelihood, and if not the next launch starts again from every
+ *                         composite).
  *   select_hist_kernel    one level: every group first picks, from the previous level's counts,
  *                         the bucket that holds the k-th composite as the new range (the same
  *                         pick in every group: clq_sel_advance); then the keys inside the range
@@ -22,26 +21,29 @@
  *                         enqueues as many levels as the widest range needs to get there
  *                         (src/sort.c, select_levels), one more if the first range may fall
  *                         short of k composites.
- *   select_gather_kernel  picks from the last level's counts as a level does, then appends
+ *   select_gather_kernel  zeroes the k marks of the placement (below) with the whole grid,
+ *                         picks from the last level's counts as a level does, then appends
  *                         every composite below the range's end to `cand` (each group stages
- *                         its own in local memory and appends them with one atomic), and for
- *                         k <= CLQ_SEL_SORT_MAX counts those inside the range by the next
- *                         level's digit.
+ *                         its own in local memory, in the histogram's space, and appends them
+ *                         with one atomic), and for k <= CLQ_SEL_SORT_MAX counts those inside
+ *                         the range by the next level's digit.
  *   select_sort_kernel    one group, for k <= CLQ_SEL_SORT_MAX: from those counts (and, if
  *                         needed, further levels over the candidates) narrows the range until
  *                         at most CLQ_SEL_SORT_MAX candidates lie below its end, sorts those in
- *                         local memory and puts the answer in place as the three kernels below
+ *                         local memory and puts the answer in place as the two kernels below
  *                         do, one step after the other. For larger k the program of 64-bit keys
  *                         sorts the candidates instead (with the k of the call, over
  *                         status[CLQ_ST_COUNT] composites), and then:
- * Then cand[0, k) holds the answer, sorted, and three launches put it in place, moving only
- * keys of the first k positions and keys of the answer:
+ * Then cand[0, k) holds the answer, sorted, and two launches put it in place, moving only keys
+ * of the first k positions and keys of the answer:
  *   select_stash_kernel   keeps the answer's values; an answer key at position >= k leaves a
  *                         hole, listed; an answer key at position < k marks its position.
- *   select_move_kernel    every unmarked position < k holds a key outside the answer: it moves
- *                         into a hole (any hole: each is filled once).
- *   select_place_kernel   writes the answer to [0, k), keys decoded from their composites.
- * All eight kernels take the same arguments, set once per sort (src/sort.c) but for `launch`:
+ *   select_place_kernel   every unmarked position < k holds a key outside the answer: it moves
+ *                         into a hole (any hole: each is filled once); then the answer goes to
+ *                         [0, k), keys decoded from their composites. Each position j < k is one
+ *                         work-item's: it reads key j before it writes it, and the holes lie at
+ *                         k or after, so one launch does both.
+ * All six kernels take the same arguments, set once per sort (src/sort.c) but for `launch`:
  * the sample is launch 0, the levels 1, 2, ..., the gather and the one-group sort the two after
  * them (it says which histogram and which copy of the state a launch reads and writes). The
  * words of `sel` are laid out in clqsort_shared.h.
@@ -219,31 +221,6 @@ inline void clq_sel_append(__global ulong *cand, __global uint *status, uint cap
             EACH(j_, LOAD(j_));                                                                    \
     } while (0)
 
-/* The selection's words and marks to 0 (sel[0, CLQ_SEL_WORDS + k), the kernel's sel and k),
- * before every other kernel of it: by select_clear_kernel, or by select_sample_kernel's one group
- * where that runs. A kernel rather than clEnqueueFillBuffer so that oclgrind, which does not
- * count a fill as writing, can check the selection for uninitialized reads. */
-#define CLQ_SEL_CLEAR(first, step)                                                                 \
-    do {                                                                                           \
-        for (ulong i_ = (first); i_ < (ulong)CLQ_SEL_WORDS + k; i_ += (step))                      \
-            sel[i_] = 0;                                                                           \
-    } while (0)
-__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
-void select_clear_kernel(CLQ_SELECT_PARAMS)
-{
-    (void)keys;
-    (void)vals;
-    (void)cand;
-    (void)status;
-    (void)key_offset;
-    (void)value_offset;
-    (void)n;
-    (void)pbits;
-    (void)cap;
-    (void)launch;
-    CLQ_SEL_CLEAR(get_global_id(0), get_global_size(0));
-}
-
 /* In one group, over the counts hist[0, CLQ_SEL_BINS) of a level: the bucket b with
  * before(b) < want <= before(b) + hist[b], 1 <= want <= the sum of the counts, goes to
  * pick[0] = b, pick[1] = before(b), pick[2] = hist[b]. Returns the sum of the counts to every
@@ -322,8 +299,10 @@ inline clq_sel_state clq_sel_advance(__global const uint *sel, __global uint *st
  * samples share a few lengths and one counter each would serialize their atomics. */
 #define CLQ_SEL_SPREAD 16u
 
-/* One group, before the first level: for k <= CLQ_SEL_SAMPLE_CLEARS_MAX_K the selection's words
- * and marks to 0 (larger k: select_clear_kernel did), then the first range, [0, 2^top), top the
+/* One group, before every other kernel of the selection: the selection's words sel[0,
+ * CLQ_SEL_WORDS) to 0 (here rather than by clEnqueueFillBuffer, so that oclgrind, which does not
+ * count a fill as writing, can check the selection for uninitialized reads; the k marks after
+ * them are the gather's to clear, with the whole grid), then the first range, [0, 2^top), top the
  * bit length of the composite of rank CLQ_SEL_RANK(n, k) among CLQ_SEL_SAMPLES keys spread evenly
  * over the input (all of them when there are fewer). The first level counts and keeps only the
  * keys inside it (for uniform keys, 2^26 of them and k <= 16384, about 1/300 of them). */
@@ -343,8 +322,8 @@ void select_sample_kernel(CLQ_SELECT_PARAMS)
     const uint samples = rank <= CLQ_SEL_SAMPLES_OF(n) ? CLQ_SEL_SAMPLES_OF(n) : 0u;
     for (uint b = lid; b < 65u * CLQ_SEL_SPREAD; b += CLQ_GQ_WG)
         lengths[b] = 0;
-    if (k <= CLQ_SEL_SAMPLE_CLEARS_MAX_K)
-        CLQ_SEL_CLEAR(lid, CLQ_GQ_WG);
+    for (uint i = lid; i < CLQ_SEL_WORDS; i += CLQ_GQ_WG)
+        sel[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* before sel[CLQ_SEL_TOP] is written */
     /* sample s at floor(s * step / 2^32), step = floor(n 2^32 / samples) >= 2^32: distinct
      * positions below n, without a 64-bit division per sample */
@@ -490,14 +469,18 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
 {
     (void)vals;
     (void)value_offset;
-    __local ulong stage[CLQ_SEL_STAGE];
+    __local union {
+        uint hist[CLQ_SEL_BINS];    /* for the pick */
+        ulong stage[CLQ_SEL_STAGE]; /* then the group's candidates */
+    } loc;
     __local uint staged, first;
-    __local uint hist[CLQ_SEL_BINS];
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     __local uint pick[3];
+    for (ulong i = get_global_id(0); i < k; i += get_global_size(0))
+        sel[CLQ_SEL_WORDS + i] = 0; /* the marks, for select_stash_kernel */
     if (clq_sel_idle(sel, launch, n, k, 0u))
         return;
-    const clq_sel_state s = clq_sel_advance(sel, status, launch, k, cap, pbits, hist, scan_tmp, pick);
+    const clq_sel_state s = clq_sel_advance(sel, status, launch, k, cap, pbits, loc.hist, scan_tmp, pick);
     clq_sel_store(sel, launch, s);
     if (!s.done) { /* cannot happen: the host enqueued the levels any input needs */
         if (get_global_id(0) == 0)
@@ -520,7 +503,7 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
         if ((c) < base || in_) {                                                                   \
             const uint s_ = atomic_inc(&staged);                                                   \
             if (s_ < CLQ_SEL_STAGE)                                                                \
-                stage[s_] = (c);                                                                   \
+                loc.stage[s_] = (c);                                                               \
             else                                                                                   \
                 clq_sel_append(cand, status, cap, atomic_inc(&sel[CLQ_SEL_TAKEN]), (c));           \
             if (in_ && counts)                                                                     \
@@ -538,7 +521,7 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
         first = held ? atomic_add(&sel[CLQ_SEL_TAKEN], held) : 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint j = get_local_id(0); j < held; j += CLQ_GQ_WG)
-        clq_sel_append(cand, status, cap, first + j, stage[j]);
+        clq_sel_append(cand, status, cap, first + j, loc.stage[j]);
 }
 
 #define CLQ_SEL_POSITION(c, pbits) ((uint)((c) & ((1ul << (pbits)) - 1ul)))
@@ -551,7 +534,7 @@ inline uint clq_sel_may_place(__global const uint *sel, __global const uint *sta
     return !status[CLQ_ST_ERROR] && sel[CLQ_SEL_TAKEN] == status[CLQ_ST_COUNT];
 }
 
-/* The three steps that put the answer cand[0, k) in place, each over i = first, first + step, ...
+/* The two steps that put the answer cand[0, k) in place, each over i = first, first + step, ...
  * below k: their own launches, or one after the other in select_sort_kernel's group. If one
  * may not run, the keys stay as they are. */
 inline void clq_sel_stash(CLQ_SELECT_PARAMS, ulong first, ulong step)
@@ -580,36 +563,26 @@ inline void clq_sel_stash(CLQ_SELECT_PARAMS, ulong first, ulong step)
     }
 }
 
-inline void clq_sel_move(CLQ_SELECT_PARAMS, ulong first, ulong step)
-{
-    (void)cand;
-    (void)n;
-    (void)pbits;
-    (void)cap;
-    (void)launch;
-    __global const uint *marks = sel + CLQ_SEL_WORDS, *holes = marks + k;
-    if (!clq_sel_may_place(sel, status))
-        return;
-    for (ulong j = first; j < k; j += step)
-        if (!marks[j]) {
-            const uint to = holes[atomic_inc(&sel[CLQ_SEL_FILLED])];
-            keys[key_offset + to] = keys[key_offset + j];
-            CLQ_IF_PAIRS(vals[value_offset + to] = vals[value_offset + j];)
-        }
-}
-
+/* Position j < k: its key, if not the answer's, into a hole (read before it is overwritten: no
+ * other work-item reads position j, and every hole lies at k or after); then the answer's j-th
+ * key there. */
 inline void clq_sel_place(CLQ_SELECT_PARAMS, ulong first, ulong step)
 {
     (void)n;
     (void)cap;
     (void)launch;
-    __global const uint *holes = sel + CLQ_SEL_WORDS + k;
+    __global const uint *marks = sel + CLQ_SEL_WORDS, *holes = marks + k;
     __global const clq_value *stash = (__global const clq_value *)(holes + k);
     if (!clq_sel_may_place(sel, status))
         return;
-    for (ulong i = first; i < k; i += step) {
-        keys[key_offset + i] = clq_from_code((clq_code)(cand[i] >> pbits));
-        CLQ_IF_PAIRS(vals[value_offset + i] = stash[i];)
+    for (ulong j = first; j < k; j += step) {
+        if (!marks[j]) {
+            const uint to = holes[atomic_inc(&sel[CLQ_SEL_FILLED])];
+            keys[key_offset + to] = keys[key_offset + j];
+            CLQ_IF_PAIRS(vals[value_offset + to] = vals[value_offset + j];)
+        }
+        keys[key_offset + j] = clq_from_code((clq_code)(cand[j] >> pbits));
+        CLQ_IF_PAIRS(vals[value_offset + j] = stash[j];)
     }
 }
 
@@ -617,12 +590,6 @@ __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_stash_kernel(CLQ_SELECT_PARAMS)
 {
     clq_sel_stash(CLQ_SELECT_ARGS, get_global_id(0), get_global_size(0));
-}
-
-__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
-void select_move_kernel(CLQ_SELECT_PARAMS)
-{
-    clq_sel_move(CLQ_SELECT_ARGS, get_global_id(0), get_global_size(0));
 }
 
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
@@ -789,9 +756,6 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
     barrier(CLK_GLOBAL_MEM_FENCE);
     if (got)
         clq_sel_stash(CLQ_SELECT_ARGS, lid, CLQ_GQ_WG);
-    barrier(CLK_GLOBAL_MEM_FENCE);
-    if (got)
-        clq_sel_move(CLQ_SELECT_ARGS, lid, CLQ_GQ_WG);
     barrier(CLK_GLOBAL_MEM_FENCE);
     if (got)
         clq_sel_place(CLQ_SELECT_ARGS, lid, CLQ_GQ_WG);

@@ -114,13 +114,11 @@ typedef struct clq_kernel_desc {
 } clq_kernel_desc;
 extern const clq_kernel_desc clq_kernel_table[CLQ_KERNELS];
 enum {
-    CLQ_SELECT_CLEAR,
     CLQ_SELECT_SAMPLE,
     CLQ_SELECT_HIST,
     CLQ_SELECT_GATHER,
     CLQ_SELECT_SORT,
     CLQ_SELECT_STASH,
-    CLQ_SELECT_MOVE,
     CLQ_SELECT_PLACE,
     CLQ_SELECT_KERNELS
 };

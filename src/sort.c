@@ -522,13 +522,11 @@ static clqsort_status launch_stable(clqsort_context *ctx, const clq_plan *plan, 
     return enqueue_kernel(ctx, k, name, -1, fill_groups(ctx, t, plan->count), t->gq_wg);
 }
 
-/* Whether a selecting partial sort launches kernel i of clq_select_names: the clear where the
- * sample does not clear the selection too (larger k), the one-group sort or the placement's
- * three. */
+/* Whether a selecting partial sort launches kernel i of clq_select_names: the one-group sort or
+ * the placement's two. */
 static int select_launches(const clq_plan *plan, int i)
 {
-    return i == CLQ_SELECT_CLEAR  ? plan->topk > CLQ_SEL_SAMPLE_CLEARS_MAX_K
-           : i == CLQ_SELECT_SORT  ? select_in_one_group(plan)
+    return i == CLQ_SELECT_SORT    ? select_in_one_group(plan)
            : i >= CLQ_SELECT_STASH ? !select_in_one_group(plan)
                                    : 1;
 }
@@ -594,13 +592,11 @@ static unsigned select_levels(const clq_plan *plan)
     return levels + (CLQ_SEL_RANK((cl_ulong)plan->select_count, k) < k);
 }
 
-/* Before the sort of the candidates: its words and marks cleared, the first range from a
- * sample (launch 0), the levels that narrow it (1 to select_levels; those after the last needed
- * return at once), the gathering (the launch after them). */
+/* Before the sort of the candidates: the first range from a sample (launch 0, which clears the
+ * selection's words), the levels that narrow it (1 to select_levels; those after the last needed
+ * return at once), the gathering (the launch after them, which clears the placement's marks). */
 static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan)
 {
-    if (select_launches(plan, CLQ_SELECT_CLEAR)) /* else the sample clears them */
-        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_CLEAR, (size_t)CLQ_SEL_WORDS + plan->topk, 0));
     CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1, 0));
     const unsigned levels = select_levels(plan);
     for (unsigned level = 1; level <= levels; level++)
@@ -613,7 +609,6 @@ static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *pla
 static clqsort_status launch_placement(clqsort_context *ctx, const clq_plan *plan)
 {
     CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_STASH, plan->topk, 0));
-    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_MOVE, plan->topk, 0));
     return launch_select_kernel(ctx, plan, CLQ_SELECT_PLACE, plan->topk, 0);
 }
 

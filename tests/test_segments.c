@@ -516,8 +516,7 @@ static void smallest_to_ends(unsigned char *in, const unsigned char *ref, size_t
 static void partial_sorts(const clqsort_info *info)
 {
     /* --tiny: 2200 keys, so that under oclgrind's small tuning (select_slack 16, lq_max 256)
-     * k = lq_max + 1 selects, past CLQ_SEL_SAMPLE_CLEARS_MAX_K: its selection is cleared by
-     * select_clear_kernel, a smaller k's by select_sample_kernel */
+     * k = lq_max + 1 still selects (its 2 k + 16 candidates at most a quarter of the keys) */
     const size_t sizes[] = {tiny ? 300 : 3000, tiny ? 2200 : 200003, tiny ? 0 : 300007};
     static const config configs[] = {
         {CLQSORT_KEY_UINT32, 0, 0}, {CLQSORT_KEY_FLOAT, 1, 8}, {CLQSORT_KEY_UINT64, 0, 4}, {CLQSORT_KEY_INT32, 1, 0}};
