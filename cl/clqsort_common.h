@@ -306,7 +306,12 @@ typedef char clq_check_leaf_size[(sizeof(clq_leaf) == CLQ_LEAF_RECORD_BYTES(size
 /* ceil(len / size) without the overflow of len + size - 1 near 2^32 keys */
 inline uint clq_ceil_div(uint len, uint size) { return len / size + (len % size != 0u); }
 inline uint clq_blocks_of(uint len) { return clq_ceil_div(len, CLQ_GQ_BLOCK); }
-inline uint clq_units_of(uint len) { return clq_ceil_div(len, CLQ_GQ_UNIT); }
+/* A sequence of at most CLQ_GQ_ALONE keys is one count unit, however many CLQ_GQ_UNIT it spans:
+ * its one group counts all of it and emits its children from its own counts, with no atomics on
+ * the bucket records and no ticket (gqsort.cl). Level-one buckets of 16 segments of 2^22 keys
+ * hold 16,384 keys on average, about half of them a few more. */
+#define CLQ_GQ_ALONE (2u * CLQ_GQ_UNIT)
+inline uint clq_units_of(uint len) { return len && len <= CLQ_GQ_ALONE ? 1u : clq_ceil_div(len, CLQ_GQ_UNIT); }
 
 #ifndef CLQ_SEG_NET
 #define CLQ_SEG_NET 0

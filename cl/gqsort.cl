@@ -17,7 +17,9 @@
  *                   counts into offsets and emits the children (bucket b becomes child b, with
  *                   its exact code range). If every key fell in one bucket, nothing needs to
  *                   move: the child is the sequence itself with a narrower range, and the sort
- *                   pass skips it.
+ *                   pass skips it. A sequence of at most CLQ_GQ_ALONE keys is one unit, whose
+ *                   group emits the children from its own counts, touching no bucket record
+ *                   but to leave the offsets there.
  *   gqsort_kernel   over blocks (CLQ_GQ_BLOCK keys): each loads its keys into registers, ranks
  *                   them per bucket in local memory, reserves its space in every bucket with one
  *                   atomic add on the bucket record, groups the keys by bucket in local memory
@@ -184,7 +186,7 @@ inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool,
     b.len = b.seq->len;
     b.in_scratch = b.seq->in_scratch;
     b.begin = (blk - (count_pass ? b.seq->first_unit : b.seq->first_block)) * size;
-    b.n = min(size, b.len - b.begin);
+    b.n = count_pass && b.len <= CLQ_GQ_ALONE ? b.len : min(size, b.len - b.begin); /* clq_units_of */
     b.slices = b.scale ? CLQ_SLICE_CODE : status[CLQ_ST_ROOT_SLICES];
     if (b.slices != CLQ_SLICE_CODE) { /* the root only: no loads elsewhere */
         b.base = (clq_code)clq_offset_at(status, CLQ_ST_ROOT_BASE);
@@ -254,7 +256,9 @@ inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code 
     clq_gq_max(&lm->max[b], cmax);
 }
 
-/* The last block of a sequence: bucket counts -> offsets, buckets -> children.
+/* The last block of a sequence: bucket counts -> offsets, buckets -> children. The counts are
+ * the sequence's bucket records, or with `alone` (a sequence of one count unit) the block's own
+ * in lm.
  * Short buckets (at most CLQ_LQ_MAX / 2 keys) that lie next to each other become one phase-two
  * record together: those whose first key falls in the same chunk of CLQ_LQ_MAX / 2 positions of
  * the sequence. Such a record holds fewer than CLQ_LQ_MAX keys, a sequence of len keys gives at
@@ -262,7 +266,7 @@ inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code 
  * many buckets, as the depth bound asks for late levels, does not leave many tiny records. A
  * long bucket lies between different chunks, so records never reach across one. */
 void clq_emit_children(__global clq_seq *next, __global clq_leaf *leaves, __global uint *status,
-                       const clq_block *blk, __local clq_count_local *lm)
+                       const clq_block *blk, __local clq_count_local *lm, uint alone)
 {
     const uint lid = get_local_id(0);
     const uint chunk = max(CLQ_LQ_MAX / 2u, 1u);
@@ -271,13 +275,16 @@ void clq_emit_children(__global clq_seq *next, __global clq_leaf *leaves, __glob
         lm->nonempty = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint b = lid; b < blk->ways; b += CLQ_GQ_WG) {
-        const uint n = clq_atomic_read_u32(&bk[b].count);
-        lm->count[b] = n;
-        if (n) {
+        const uint n = alone ? lm->count[b] : clq_atomic_read_u32(&bk[b].count);
+        if (n && !alone) {
+            lm->count[b] = n;
             lm->not_min[b] = clq_atomic_read_max(&bk[b].not_min);
             lm->max[b] = clq_atomic_read_max(&bk[b].max);
-            clq_gq_add(&lm->nonempty, 1u);
         }
+        if (n)
+            clq_gq_add(&lm->nonempty, 1u);
+        else
+            lm->count[b] = 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -363,11 +370,13 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
         barrier(CLK_LOCAL_MEM_FENCE);
 
         /* Count. Consecutive keys of a work-item in one bucket are counted as one run, so that
-         * sorted or clustered input does not queue every work-item on one local counter. */
+         * sorted or clustered input does not queue every work-item on one local counter. A
+         * sequence of one unit may span two CLQ_GQ_UNIT. */
         uint run_b = 0, run_n = 0, outside = 0;
         clq_code run_min = CLQ_CODE_MAX, run_max = 0;
+        for (uint part = 0; part < blk.n; part += CLQ_GQ_UNIT)
         for (uint k = 0; k < CLQ_GQ_COUNT_K; k++) {
-            const uint j = k * CLQ_GQ_WG + lid;
+            const uint j = part + k * CLQ_GQ_WG + lid;
             if (j < blk.n) {
                 const clq_code c = clq_to_code(src[j]);
                 const uint b = clq_bucket_in(&blk, c);
@@ -390,9 +399,10 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
             atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_RANGE);
         barrier(CLK_LOCAL_MEM_FENCE);
 
-        /* add the block's buckets to the sequence's */
+        /* add the block's buckets to the sequence's, unless the block is the whole sequence */
+        const uint alone = clq_units_of(blk.len) == 1u; /* the same for the whole group */
         uint landed = 0;
-        for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
+        for (uint b = lid; b < (alone ? 0u : blk.ways); b += CLQ_GQ_WG) {
             const uint n = lm->count[b];
             if (n) {
                 landed += atomic_add(&blk.bk[b].count, n);
@@ -400,8 +410,8 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
                 landed += (uint)clq_atomic_max_code(&blk.bk[b].max, lm->max[b]);
             }
         }
-        if (clq_last_ticket(&blk.seq->count_done, clq_units_of(blk.len), &lm->last, landed, lm->scan_tmp))
-            clq_emit_children(next, leaves, status, &blk, lm);
+        if (alone || clq_last_ticket(&blk.seq->count_done, clq_units_of(blk.len), &lm->last, landed, lm->scan_tmp))
+            clq_emit_children(next, leaves, status, &blk, lm, alone);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 #ifdef CLQ_DEVICE_ENQUEUE
