@@ -267,7 +267,7 @@ typedef struct clq_seq {
     uint in_scratch;  /* 1: keys are in the scratch buffer */
     uint first_block; /* index of the sequence's first block in the level (sort pass) */
     uint first_unit;  /* index of its first count unit in the level (count pass) */
-    uint bucket_base; /* its 2^ways_log2 bucket records start here in the pool */
+    uint bucket_base; /* its 2^ways_log2 bucket records (times clq_copies_of) start here in the pool */
     uint ways_log2;
     uint norm;        /* bucket of code c: clq_scaled_bucket(c, lo, norm, scale, 2^ways_log2) */
     uint count_done;  /* atomic: tickets of the count pass; the last block emits the children */
@@ -312,6 +312,21 @@ inline uint clq_blocks_of(uint len) { return clq_ceil_div(len, CLQ_GQ_BLOCK); }
  * hold 16,384 keys on average, about half of them a few more. */
 #define CLQ_GQ_ALONE (2u * CLQ_GQ_UNIT)
 inline uint clq_units_of(uint len) { return len && len <= CLQ_GQ_ALONE ? 1u : clq_ceil_div(len, CLQ_GQ_UNIT); }
+/* Copies of a long sequence's bucket records: its count units add to them in turn (unit u to
+ * copy u % copies), so that thousands of units do not queue on the same 3 x 2^w words, and the
+ * unit with the last ticket adds the copies up into the first and clears the others. Sequences
+ * of at least CLQ_GQ_COPY_UNITS units take CLQ_GQ_COPIES copies (the root of 2^26 keys has 4096
+ * units; on the H200 the copies cost the root of 2^22, 256 units, more than they saved). A
+ * sequence takes copies only where the pool has room for them: copies <= len / (CLQ_LQ_MAX + 1),
+ * as many sequences as could lie in its keys (sort.c, capacities). The test is two comparisons
+ * of quotients by constants: a division by a variable copy count here made the whole count
+ * kernel slower on the H200 (root count pass 0.229 ms against 0.183 at 2^26). */
+#define CLQ_GQ_COPIES 16u
+#define CLQ_GQ_COPY_UNITS 1024u
+inline uint clq_copies_of(uint len)
+{
+    return len / CLQ_GQ_UNIT >= CLQ_GQ_COPY_UNITS && len / (CLQ_LQ_MAX + 1u) >= CLQ_GQ_COPIES ? CLQ_GQ_COPIES : 1u;
+}
 
 #ifndef CLQ_SEG_NET
 #define CLQ_SEG_NET 0

@@ -257,8 +257,8 @@ inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code 
 }
 
 /* The last block of a sequence: bucket counts -> offsets, buckets -> children. The counts are
- * the sequence's bucket records, or with `alone` (a sequence of one count unit) the block's own
- * in lm.
+ * the sum of the sequence's copies of its bucket records (the copies after the first cleared
+ * here), or with `alone` (a sequence of one count unit) the block's own in lm.
  * Short buckets (at most CLQ_LQ_MAX / 2 keys) that lie next to each other become one phase-two
  * record together: those whose first key falls in the same chunk of CLQ_LQ_MAX / 2 positions of
  * the sequence. Such a record holds fewer than CLQ_LQ_MAX keys, a sequence of len keys gives at
@@ -274,17 +274,31 @@ void clq_emit_children(__global clq_seq *next, __global clq_leaf *leaves, __glob
     if (lid == 0)
         lm->nonempty = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    const uint copies = alone ? 0u : clq_copies_of(blk->len);
     for (uint b = lid; b < blk->ways; b += CLQ_GQ_WG) {
-        const uint n = alone ? lm->count[b] : clq_atomic_read_u32(&bk[b].count);
-        if (n && !alone) {
+        uint n = alone ? lm->count[b] : 0u;
+        clq_code not_min = 0, top = 0;
+        for (uint c = 0; c < copies; c++) {
+            __global clq_bucket *r = bk + c * blk->ways + b;
+            const uint m = clq_atomic_read_u32(&r->count);
+            if (m) {
+                n += m;
+                not_min = max(not_min, clq_atomic_read_max(&r->not_min));
+                top = max(top, clq_atomic_read_max(&r->max));
+            }
+            if (c > 0) { /* for the next level: no other unit touches it now */
+                r->count = 0;
+                r->not_min = 0;
+                r->max = 0;
+            }
+        }
+        if (copies) {
             lm->count[b] = n;
-            lm->not_min[b] = clq_atomic_read_max(&bk[b].not_min);
-            lm->max[b] = clq_atomic_read_max(&bk[b].max);
+            lm->not_min[b] = not_min;
+            lm->max[b] = top;
         }
         if (n)
             clq_gq_add(&lm->nonempty, 1u);
-        else
-            lm->count[b] = 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -401,13 +415,14 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
 
         /* add the block's buckets to the sequence's, unless the block is the whole sequence */
         const uint alone = clq_units_of(blk.len) == 1u; /* the same for the whole group */
+        __global clq_bucket *copy = blk.bk + (blk.begin / CLQ_GQ_UNIT) % clq_copies_of(blk.len) * blk.ways;
         uint landed = 0;
         for (uint b = lid; b < (alone ? 0u : blk.ways); b += CLQ_GQ_WG) {
             const uint n = lm->count[b];
             if (n) {
-                landed += atomic_add(&blk.bk[b].count, n);
-                landed += (uint)clq_atomic_max_code(&blk.bk[b].not_min, lm->not_min[b]);
-                landed += (uint)clq_atomic_max_code(&blk.bk[b].max, lm->max[b]);
+                landed += atomic_add(&copy[b].count, n);
+                landed += (uint)clq_atomic_max_code(&copy[b].not_min, lm->not_min[b]);
+                landed += (uint)clq_atomic_max_code(&copy[b].max, lm->max[b]);
             }
         }
         if (alone || clq_last_ticket(&blk.seq->count_done, clq_units_of(blk.len), &lm->last, landed, lm->scan_tmp))

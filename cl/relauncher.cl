@@ -74,8 +74,8 @@ CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_
         uint total_blocks, total_units, total_buckets;
         const uint first_block = blocks + clq_scan_exclusive(nb, &total_blocks, scan_tmp, wg);
         const uint first_unit = units + clq_scan_exclusive(nu, &total_units, scan_tmp, wg);
-        const uint first_bucket = buckets + clq_scan_exclusive(i < nseq ? 1u << w : 0u, &total_buckets,
-                                                                scan_tmp, wg);
+        const uint first_bucket = buckets + clq_scan_exclusive(i < nseq ? clq_copies_of(list[i].len) << w : 0u,
+                                                                &total_buckets, scan_tmp, wg);
         if (i < nseq) {
             __global clq_seq *seq = list + i;
             const clq_code width = seq->hi - seq->lo;

@@ -163,7 +163,9 @@ static clqsort_status check_offsets(clqsort_context *ctx, const clq_plan *plan, 
 
 /* Record capacities that no input can exceed:
  *  - a work list holds sequences longer than lq_max that do not overlap: at most n / (lq_max + 1);
- *  - each of them gets at most gq_ways buckets (relauncher.cl), which bounds the pool;
+ *  - each of them gets at most gq_ways buckets (relauncher.cl) in clq_copies_of(len) copies,
+ *    at most len / (lq_max + 1) of them (clqsort_common.h), so the pool needs no more than
+ *    gq_ways records per sequence the work list can hold;
  *  - phase-two records (gqsort.cl, clq_emit_children): a sequence of len keys has fewer than
  *    len / half buckets of more than half = lq_max / 2 keys, each at most one record or a run
  *    of equal keys, and its shorter buckets make at most len / half + 1 records; so a level
