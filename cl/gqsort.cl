@@ -13,9 +13,10 @@
  * can launch a fixed grid):
  *   gqcount_kernel  over count units (CLQ_GQ_UNIT keys): each counts its keys per bucket with
  *                   their code ranges (local atomics), then adds them to the sequence's bucket
- *                   records (global atomics). The unit with the last ticket scans the bucket
- *                   counts into offsets and emits the children (bucket b becomes child b, with
- *                   its exact code range). If every key fell in one bucket, nothing needs to
+ *                   records (global atomics; unit u of a long sequence to copy u % 16 of them,
+ *                   clq_copies_of). The unit with the last ticket adds up the copies, scans the
+ *                   bucket counts into offsets and emits the children (bucket b becomes child b,
+ *                   with its exact code range). If every key fell in one bucket, nothing needs to
  *                   move: the child is the sequence itself with a narrower range, and the sort
  *                   pass skips it. A sequence of at most CLQ_GQ_ALONE keys is one unit, whose
  *                   group emits the children from its own counts, touching no bucket record

@@ -674,7 +674,7 @@ inline void clq_sel_bitonic_phase(__local ulong *x, uint size, uint len, uint ga
  * CLQ_SEL_SORT_MAX lie below the range's end (the first level's counts come from the gather);
  * those are sorted in local memory (bitonic, in phases), the first k written back to cand[0, k)
  * and put in place by the same group. One launch instead of two per phase-one level and the
- * three of the placement. */
+ * two of the placement. */
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_sort_kernel(CLQ_SELECT_PARAMS)
 {
