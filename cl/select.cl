@@ -171,13 +171,20 @@ inline uint clq_sel_kept_groups(uint nkept, uint clears)
     return clamp(want, 1u, (uint)get_num_groups(0));
 }
 /* Runs EACH(c) with every kept composite, the first clq_sel_kept_groups groups taking them in
- * turn. */
+ * turn, CLQ_SEL_IN_FLIGHT loads at once per work-item (as a pass over the keys does). */
 #define CLQ_SEL_EACH_KEPT(count, clears, EACH)                                                     \
     do {                                                                                           \
         __global const ulong *kept_ = clq_sel_kept(sel, k);                                        \
         const uint stride_ = clq_sel_kept_groups((count), (clears)) * CLQ_GQ_WG;                   \
-        const uint from_ = get_global_id(0) < stride_ ? (uint)get_global_id(0) : (count);          \
-        for (uint j_ = from_; j_ < (count); j_ += stride_)                                         \
+        uint j_ = get_global_id(0) < stride_ ? (uint)get_global_id(0) : (count);                   \
+        for (; j_ + (CLQ_SEL_IN_FLIGHT - 1u) * stride_ < (count); j_ += CLQ_SEL_IN_FLIGHT * stride_) { \
+            ulong c_[CLQ_SEL_IN_FLIGHT];                                                           \
+            for (uint t_ = 0; t_ < CLQ_SEL_IN_FLIGHT; t_++)                                        \
+                c_[t_] = kept_[j_ + t_ * stride_];                                                 \
+            for (uint t_ = 0; t_ < CLQ_SEL_IN_FLIGHT; t_++)                                        \
+                EACH(c_[t_]);                                                                      \
+        }                                                                                          \
+        for (; j_ < (count); j_ += stride_)                                                        \
             EACH(kept_[j_]);                                                                       \
     } while (0)
 /* Whether this group of launch `launch` (a level after the first, or the gather) may leave at
