@@ -396,6 +396,14 @@ static int g_has64; /* device has the 64-bit atomics the header requires for 64-
 static unsigned long g_case;
 
 /* One full sort of n keys at offset off in a buffer with guard keys around; vsize 0 for keys alone. */
+/* Whether a and b (elements of `width` bytes) agree before element `off` and in the `tail`
+ * elements after off + n: what a call on the slice [off, off + n) must leave alone. */
+static int outside_same(const void *a, const void *b, size_t width, size_t off, size_t n, size_t tail)
+{
+    const char *x = a, *y = b;
+    return !memcmp(x, y, off * width) && !memcmp(x + (off + n) * width, y + (off + n) * width, tail * width);
+}
+
 static void full_sort_case(clqsort_key_type t, enum dist d, size_t n, size_t off, size_t vsize, unsigned flags)
 {
     const key_info *ki = key_of(t);
@@ -446,10 +454,9 @@ static void full_sort_case(clqsort_key_type t, enum dist d, size_t n, size_t off
         int ok = check_range(w2, t, flags, (char *)all_k + off * w, vsize ? (char *)all_v + off * vsize : NULL,
                              (char *)out_k + off * w, vsize ? (char *)out_v + off * vsize : NULL, vsize, n, n);
         if (ok) {
-            if (memcmp(all_k, out_k, off * w) || memcmp((char *)all_k + (off + n) * w, (char *)out_k + (off + n) * w, tail * w))
+            if (!outside_same(all_k, out_k, w, off, n, tail))
                 fail("%s [%s]: keys outside the range changed", what, api), ok = 0;
-            else if (vsize && (memcmp(all_v, out_v, off * vsize) ||
-                               memcmp((char *)all_v + (off + n) * vsize, (char *)out_v + (off + n) * vsize, tail * vsize)))
+            else if (vsize && !outside_same(all_v, out_v, vsize, off, n, tail))
                 fail("%s [%s]: values outside the range changed", what, api), ok = 0;
         }
         if (ok) pass();
@@ -788,12 +795,9 @@ static void partial_case(clqsort_key_type t, enum dist d, size_t n, size_t k, si
         }
         int ok = check_range(what, t, flags, (char *)in_k + koff * w, vsize ? (char *)in_v + voff * vsize : NULL,
                              (char *)out_k + koff * w, vsize ? (char *)out_v + voff * vsize : NULL, vsize, n, k);
-        if (ok && (memcmp(in_k, out_k, koff * w) ||
-                   memcmp((char *)in_k + (koff + n) * w, (char *)out_k + (koff + n) * w, tail * w)))
+        if (ok && !outside_same(in_k, out_k, w, koff, n, tail))
             fail("%s: keys outside the slice changed", what), ok = 0;
-        if (ok && vsize &&
-            (memcmp(in_v, out_v, voff * vsize) ||
-             memcmp((char *)in_v + (voff + n) * vsize, (char *)out_v + (voff + n) * vsize, tail * vsize)))
+        if (ok && vsize && !outside_same(in_v, out_v, vsize, voff, n, tail))
             fail("%s: values outside the slice changed", what), ok = 0;
         if (ok && k == 0 && (memcmp(in_k, out_k, ktot * w) || (vsize && memcmp(in_v, out_v, vtot * vsize))))
             fail("%s: k 0 changed the buffers", what), ok = 0;
