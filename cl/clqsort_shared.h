@@ -136,6 +136,10 @@
 #define CLQ_MERGE_PARTS(wg) ((wg) >= 32u ? 8u : 1u)
 #define CLQ_MERGE_KEYS(wg) ((wg) / CLQ_MERGE_PARTS(wg))
 
+/* Phase one: the first block of every step-th sequence of a level, in each group's local memory
+ * (cl/gqsort.cl, clq_find_sequence). */
+#define CLQ_SEQ_TABLE 256u
+
 /* Segmented sorts: segments of CLQ_NET_MIN + 1 .. CLQ_NET_MAX keys are sorted by a network of
  * CLQ_NET_T work-items each (cl/segnet.cl) where the tuning's seg_net allows, not in phase two;
  * the network's groups need at least CLQ_NET_T work-items, and hold CLQ_NET_MAX / CLQ_NET_T keys

@@ -115,16 +115,42 @@ inline uint clq_gq_add(__local uint *p, uint v)
 #define clq_gq_max(p, v) clq_atomic_max_local((p), (v))
 #endif
 
-/* Index of the sequence that owns block (or count unit) `blk`: the last one whose first block
- * (unit) is <= blk. Every work-item of the group calls it with the same arguments. A group of
- * one work-item searches by halves; a larger group searches together: in each round every
- * work-item reads one of the candidates, evenly spaced, and the last one at or before blk
- * narrows the candidates to its stretch. 4096 sequences take two rounds of one load each instead
- * of 12 loads one after the other. `found`: three words of local scratch. */
+/* Finding a block's sequence. At the start of a launch the group copies the first block (or
+ * count unit) of every step-th sequence into local memory, CLQ_SEQ_TABLE of them
+ * (clq_fill_table); step is 1 while there are at most CLQ_SEQ_TABLE sequences, so then a search
+ * reads local memory only, with no barrier: the lists of a level never change while its
+ * launches run (the relauncher writes the next level's). CLQ_SEQ_TABLE: clqsort_shared.h. */
 #define CLQ_FIRST_OF(seqs, i, count_pass) ((count_pass) ? (seqs)[i].first_unit : (seqs)[i].first_block)
-inline uint clq_find_sequence(__global const clq_seq *seqs, uint nseq, uint blk, uint count_pass, __local uint *found)
+inline uint clq_table_step(uint nseq) { return nseq > CLQ_SEQ_TABLE ? clq_ceil_div(nseq, CLQ_SEQ_TABLE) : 1u; }
+
+/* Ends with a barrier: every work-item calls it. Entries past the last sequence hold
+ * 0xffffffff, which no block index reaches. */
+inline void clq_fill_table(__global const clq_seq *seqs, uint nseq, uint count_pass, __local uint *table)
 {
-    uint lo = 0, hi = nseq - 1;
+    const uint step = clq_table_step(nseq);
+    for (uint j = get_local_id(0); j < CLQ_SEQ_TABLE; j += CLQ_GQ_WG)
+        table[j] = j * step < nseq ? CLQ_FIRST_OF(seqs, j * step, count_pass) : 0xffffffffu;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Index of the sequence that owns block (or count unit) `blk`: the last one whose first block
+ * (unit) is <= blk. Every work-item of the group calls it with the same arguments. The table
+ * narrows it to a stretch of `step` sequences (a search by halves in local memory). Within a
+ * longer stretch, a group of one work-item searches by halves; a larger group searches together:
+ * in each round every work-item reads one of the candidates, evenly spaced, and the last one at
+ * or before blk narrows the candidates to its stretch (one round up to CLQ_SEQ_TABLE x CLQ_GQ_WG
+ * sequences). `found`: three words of local scratch. */
+inline uint clq_find_sequence(__global const clq_seq *seqs, uint nseq, uint blk, uint count_pass,
+                              __local const uint *table, __local uint *found)
+{
+    uint t = 0;
+    for (uint span = CLQ_SEQ_TABLE / 2u; span > 0; span /= 2u)
+        if (table[t + span] <= blk)
+            t += span;
+    const uint stride = clq_table_step(nseq);
+    uint lo = t * stride, hi = min(lo + stride, nseq) - 1u;
+    if (lo == hi) /* the same for the whole group */
+        return lo;
 #if CLQ_GQ_WG == 1
     (void)found;
     while (lo < hi) {
@@ -172,11 +198,11 @@ typedef struct clq_block {
 
 /* Block `blk` of the sort pass, or count unit `blk` of the count pass. */
 inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool, __global const uint *status, uint nseq,
-                              uint blk, uint count_pass, __local uint *found)
+                              uint blk, uint count_pass, __local const uint *table, __local uint *found)
 {
     clq_block b;
     const uint size = count_pass ? CLQ_GQ_UNIT : CLQ_GQ_BLOCK;
-    b.seq = list + clq_find_sequence(list, nseq, blk, count_pass, found);
+    b.seq = list + clq_find_sequence(list, nseq, blk, count_pass, table, found);
     b.bk = pool + b.seq->bucket_base;
     b.lo = b.seq->lo;
     b.hi = b.seq->hi;
@@ -247,7 +273,7 @@ typedef struct clq_count_local {
     uint small_bucket[CLQ_GQ_WAYS]; /* by that place: the bucket */
     uint scan_tmp[2 * CLQ_GQ_WG];
     uint nonempty, last;
-    uint found[3]; /* clq_find_sequence */
+    uint table[CLQ_SEQ_TABLE], found[3]; /* clq_find_sequence */
 } clq_count_local;
 
 inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code cmin, clq_code cmax)
@@ -373,9 +399,10 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
     const uint nseq = status[CLQ_ST_CUR_SEQS];
     const uint nunits = status[CLQ_ST_CUR_UNITS];
 
+    clq_fill_table(cur, nseq, 1, lm->table);
     /* 64-bit: with one-key units near 2^32 keys, i + groups would wrap past nunits */
     for (ulong i = get_group_id(0); i < nunits; i += get_num_groups(0)) {
-        const clq_block blk = clq_block_at(cur, pool, status, nseq, (uint)i, 1, lm->found);
+        const clq_block blk = clq_block_at(cur, pool, status, nseq, (uint)i, 1, lm->table, lm->found);
         __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
         for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
             lm->count[b] = 0;
@@ -454,7 +481,7 @@ typedef struct clq_gq_local {
     uint to[CLQ_GQ_WAYS];    /* where the block's run of each bucket goes in the sequence */
     uint scan_tmp[2 * CLQ_GQ_WG];
     uint last;
-    uint found[3]; /* clq_find_sequence */
+    uint table[CLQ_SEQ_TABLE], found[3]; /* clq_find_sequence */
 } clq_gq_local;
 
 void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool, __global clq_leaf *leaves,
@@ -465,8 +492,9 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
     const uint nseq = status[CLQ_ST_CUR_SEQS];
     const uint nblocks = status[CLQ_ST_CUR_BLOCKS];
 
+    clq_fill_table(cur, nseq, 0, lm->table);
     for (ulong i = get_group_id(0); i < nblocks; i += get_num_groups(0)) { /* 64-bit: as above */
-        const clq_block blk = clq_block_at(cur, pool, status, nseq, (uint)i, 0, lm->found);
+        const clq_block blk = clq_block_at(cur, pool, status, nseq, (uint)i, 0, lm->table, lm->found);
         if (blk.seq->stay == 0) { /* the same for the whole group */
             __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
             __global clq_key *dst = (blk.in_scratch ? keys : scratch) + blk.start;
