@@ -263,6 +263,10 @@ inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local 
 
 /* ---- count pass ----------------------------------------------------------------------------- */
 
+#ifndef CLQ_GQ_IN_FLIGHT
+#define CLQ_GQ_IN_FLIGHT 8u
+#endif
+
 typedef struct clq_count_local {
     uint count[CLQ_GQ_WAYS];
     clq_code not_min[CLQ_GQ_WAYS], max[CLQ_GQ_WAYS]; /* ~min, so that 0 means "none" for both */
@@ -417,22 +421,32 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
         uint run_b = 0, run_n = 0, outside = 0;
         clq_code run_min = CLQ_CODE_MAX, run_max = 0;
         for (uint part = 0; part < blk.n; part += CLQ_GQ_UNIT)
-        for (uint k = 0; k < CLQ_GQ_COUNT_K; k++) {
-            const uint j = part + k * CLQ_GQ_WG + lid;
-            if (j < blk.n) {
-                const clq_code c = clq_to_code(src[j]);
-                const uint b = clq_bucket_in(&blk, c);
-                outside |= c < blk.lo || c > blk.hi; /* root slices: the root's full range */
-                if (b != run_b && run_n) {
-                    clq_count_run(lm, run_b, run_n, run_min, run_max);
-                    run_n = 0;
-                    run_min = CLQ_CODE_MAX;
-                    run_max = 0;
+        for (uint k0 = 0; k0 < CLQ_GQ_COUNT_K; k0 += CLQ_GQ_IN_FLIGHT) {
+            /* CLQ_GQ_IN_FLIGHT loads before the first key is counted: with one at a time the
+             * pass waited on memory for every key */
+            clq_key v[CLQ_GQ_IN_FLIGHT];
+            for (uint t = 0; t < CLQ_GQ_IN_FLIGHT; t++) {
+                const uint j = part + (k0 + t) * CLQ_GQ_WG + lid;
+                if (k0 + t < CLQ_GQ_COUNT_K && j < blk.n)
+                    v[t] = src[j];
+            }
+            for (uint t = 0; t < CLQ_GQ_IN_FLIGHT; t++) {
+                const uint j = part + (k0 + t) * CLQ_GQ_WG + lid;
+                if (k0 + t < CLQ_GQ_COUNT_K && j < blk.n) {
+                    const clq_code c = clq_to_code(v[t]);
+                    const uint b = clq_bucket_in(&blk, c);
+                    outside |= c < blk.lo || c > blk.hi; /* root slices: the root's full range */
+                    if (b != run_b && run_n) {
+                        clq_count_run(lm, run_b, run_n, run_min, run_max);
+                        run_n = 0;
+                        run_min = CLQ_CODE_MAX;
+                        run_max = 0;
+                    }
+                    run_b = b;
+                    run_n++;
+                    run_min = min(run_min, c);
+                    run_max = max(run_max, c);
                 }
-                run_b = b;
-                run_n++;
-                run_min = min(run_min, c);
-                run_max = max(run_max, c);
             }
         }
         if (run_n)
@@ -510,14 +524,16 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             /* 1. load, and rank each key among the block's keys of its bucket */
             clq_key v[CLQ_GQ_K];
             uint rank[CLQ_GQ_K];
-            for (uint k = 0; k < CLQ_GQ_K; k++) {
+            for (uint k = 0; k < CLQ_GQ_K; k++) { /* every load before the first atomic */
                 const uint j = k * CLQ_GQ_WG + lid;
                 if (j < blk.n) {
                     v[k] = src[j];
                     CLQ_IF_PAIRS(w[k] = vsrc[j];)
-                    rank[k] = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
                 }
             }
+            for (uint k = 0; k < CLQ_GQ_K; k++)
+                if (k * CLQ_GQ_WG + lid < blk.n)
+                    rank[k] = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
             barrier(CLK_LOCAL_MEM_FENCE);
 
             /* 2. reserve the block's run in every bucket; bucket counts -> places in the stage */
