@@ -263,9 +263,9 @@ inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local 
 
 /* ---- count pass ----------------------------------------------------------------------------- */
 
-#ifndef CLQ_GQ_IN_FLIGHT
+/* Keys a work-item of the count pass loads before it counts any (16 were no faster on the H200,
+ * docs/PERFORMANCE.md, call 161). */
 #define CLQ_GQ_IN_FLIGHT 8u
-#endif
 
 typedef struct clq_count_local {
     uint count[CLQ_GQ_WAYS];
