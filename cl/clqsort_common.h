@@ -322,6 +322,11 @@ inline uint clq_units_of(uint len) { return len && len <= CLQ_GQ_ALONE ? 1u : cl
  * of quotients by constants: a division by a variable copy count here made the whole count
  * kernel slower on the H200 (root count pass 0.229 ms against 0.183 at 2^26). */
 #define CLQ_GQ_COPIES 16u
+/* Where every sort block lies inside one count unit, the sort pass reserves its runs on the copy
+ * its unit counted into: the last unit of the count pass gives copy c of each bucket the place
+ * where the keys of copy c's units start, so the blocks of the root do not all queue on the same
+ * 2^w cursors either. */
+#define CLQ_GQ_SORT_COPIES (CLQ_GQ_COUNT_K % CLQ_GQ_K == 0)
 #define CLQ_GQ_COPY_UNITS 1024u
 inline uint clq_copies_of(uint len)
 {

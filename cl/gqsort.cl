@@ -21,12 +21,14 @@
  *                   pass skips it. A sequence of at most CLQ_GQ_ALONE keys is one unit, whose
  *                   group emits the children from its own counts, touching no bucket record
  *                   but to leave the offsets there.
- *   gqsort_kernel   over blocks (CLQ_GQ_BLOCK keys): each loads its keys into registers, ranks
+ *   gqsort_kernel   over blocks (CLQ_GQ_BLOCK keys): each loads its keys into registers, counts
  *                   them per bucket in local memory, reserves its space in every bucket with one
- *                   atomic add on the bucket record, groups the keys by bucket in local memory
- *                   and writes them to the other buffer in contiguous runs. The block with the
- *                   last ticket clears the bucket records for the next level, and the group
- *                   that finishes last prepares the next level's work list (relauncher.cl).
+ *                   atomic add on the bucket record (of the copy its count unit added to, so the
+ *                   16,384 blocks of a 2^26-key root do not queue on the same 256 words),
+ *                   groups the keys by bucket in local memory and writes them to the other
+ *                   buffer in contiguous runs. The block with the last ticket clears the
+ *                   bucket records for the next level, and the group that finishes last
+ *                   prepares the next level's work list (relauncher.cl).
  * No group reads keys another group wrote in the same launch: what the last group needs comes
  * through atomics on the records.
  *
@@ -287,9 +289,23 @@ inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code 
     clq_gq_max(&lm->max[b], cmax);
 }
 
+/* The records of one bucket, copy c at r[c * ways]: each copy's count becomes where the keys of
+ * its units start in the bucket, from `at` on (CLQ_GQ_SORT_COPIES). Out of line: inlined, it
+ * took the count pass from 48 to 63 registers on the H200 (ptxas -v), 4 groups per compute unit
+ * instead of 5. */
+__attribute__((noinline)) void clq_copy_offsets(__global clq_bucket *r, uint ways, uint copies, uint at)
+{
+    for (uint c = 0; c < copies; c++, r += ways) {
+        const uint m = clq_atomic_read_u32(&r->count);
+        r->count = at;
+        at += m;
+    }
+}
+
 /* The last block of a sequence: bucket counts -> offsets, buckets -> children. The counts are
  * the sum of the sequence's copies of its bucket records (the copies after the first cleared
- * here), or with `alone` (a sequence of one count unit) the block's own in lm.
+ * here, but for their counts, which become their offsets where CLQ_GQ_SORT_COPIES), or with
+ * `alone` (a sequence of one count unit) the block's own in lm.
  * Short buckets (at most CLQ_LQ_MAX / 2 keys) that lie next to each other become one phase-two
  * record together: those whose first key falls in the same chunk of CLQ_LQ_MAX / 2 positions of
  * the sequence. Such a record holds fewer than CLQ_LQ_MAX keys, a sequence of len keys gives at
@@ -318,7 +334,8 @@ void clq_emit_children(__global clq_seq *next, __global clq_leaf *leaves, __glob
                 top = max(top, clq_atomic_read_max(&r->max));
             }
             if (c > 0) { /* for the next level: no other unit touches it now */
-                r->count = 0;
+                if (!CLQ_GQ_SORT_COPIES)
+                    r->count = 0;
                 r->not_min = 0;
                 r->max = 0;
             }
@@ -366,6 +383,10 @@ void clq_emit_children(__global clq_seq *next, __global clq_leaf *leaves, __glob
             bk[b].count = 0; /* the sort pass skips this sequence: clear its record now */
             bk[b].not_min = 0;
             bk[b].max = 0;
+            for (uint c = 1; c < (CLQ_GQ_SORT_COPIES ? copies : 0u); c++)
+                bk[c * blk->ways + b].count = 0;
+        } else if (CLQ_GQ_SORT_COPIES && copies > 1u) {
+            clq_copy_offsets(bk + b, blk->ways, copies, at);
         } else {
             bk[b].count = at; /* from here on: where the bucket's keys start */
         }
@@ -486,6 +507,14 @@ void gqcount_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_buc
 
 /* ---- sort pass ------------------------------------------------------------------------------ */
 
+/* The bucket records a sort block reserves its runs on: those of the copy its count unit added
+ * to (clq_copies_of: 1 or CLQ_GQ_COPIES, a power of two). */
+inline __global clq_bucket *clq_sort_copy(const clq_block *blk)
+{
+    const uint copies = CLQ_GQ_SORT_COPIES ? clq_copies_of(blk->len) : 1u;
+    return blk->bk + ((blk->begin / CLQ_GQ_UNIT) & (copies - 1u)) * blk->ways;
+}
+
 typedef struct clq_gq_local {
     clq_key stage[CLQ_GQ_BLOCK];
 #ifdef CLQ_PAIRS
@@ -521,9 +550,8 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                 lm->count[b] = 0;
             barrier(CLK_LOCAL_MEM_FENCE);
 
-            /* 1. load, and rank each key among the block's keys of its bucket */
+            /* 1. load, and count the block's keys of each bucket */
             clq_key v[CLQ_GQ_K];
-            uint rank[CLQ_GQ_K];
             for (uint k = 0; k < CLQ_GQ_K; k++) { /* every load before the first atomic */
                 const uint j = k * CLQ_GQ_WG + lid;
                 if (j < blk.n) {
@@ -533,7 +561,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             }
             for (uint k = 0; k < CLQ_GQ_K; k++)
                 if (k * CLQ_GQ_WG + lid < blk.n)
-                    rank[k] = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
+                    clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
             barrier(CLK_LOCAL_MEM_FENCE);
 
             /* 2. reserve the block's run in every bucket; bucket counts -> places in the stage */
@@ -544,18 +572,21 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                 uint total;
                 const uint at = offset + clq_scan_exclusive(n, &total, lm->scan_tmp, CLQ_GQ_WG);
                 if (n) {
-                    lm->to[b] = blk.bk[b].count + atomic_add(&blk.bk[b].cursor, n) - at;
+                    __global clq_bucket *r = clq_sort_copy(&blk) + b; /* computed here: fewer live registers */
+                    lm->to[b] = r->count + atomic_add(&r->cursor, n) - at;
                     lm->count[b] = at;
                 }
                 offset += total;
             }
             barrier(CLK_LOCAL_MEM_FENCE);
 
-            /* 3. group the keys by bucket in local memory, then write them out in runs */
+            /* 3. group the keys by bucket in local memory (each takes the next place of its
+             * bucket's run: no rank kept from step 1, whose 16 registers held the sort pass to 3
+             * groups per compute unit on the H200), then write them out in runs */
             for (uint k = 0; k < CLQ_GQ_K; k++) {
                 const uint j = k * CLQ_GQ_WG + lid;
                 if (j < blk.n) {
-                    const uint at = lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))] + rank[k];
+                    const uint at = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
                     lm->stage[at] = v[k];
                     CLQ_IF_PAIRS(lm->stage_v[at] = w[k];)
                 }
@@ -572,7 +603,8 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
 
             /* 4. the last block clears the bucket records for the next level */
             if (clq_last_ticket(&blk.seq->sort_done, clq_blocks_of(blk.len), &lm->last, 0u, lm->scan_tmp)) {
-                for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
+                const uint copies = CLQ_GQ_SORT_COPIES ? clq_copies_of(blk.len) : 1u;
+                for (uint b = lid; b < copies * blk.ways; b += CLQ_GQ_WG) {
                     blk.bk[b].count = 0;
                     blk.bk[b].cursor = 0;
                     blk.bk[b].not_min = 0;
