@@ -282,7 +282,8 @@ typedef struct clq_seq {
 typedef struct clq_bucket {
     clq_code not_min; /* atomic max of ~code, so 0 means "no key yet" */
     clq_code max;     /* atomic max of code */
-    uint count;       /* count pass: atomic key count; after it: where the bucket starts */
+    uint count;       /* count pass: atomic key count; after it: where the bucket (or this
+                       * copy's part of it, CLQ_GQ_SORT_COPIES) starts */
     uint cursor;      /* sort pass: keys of the bucket placed so far (atomic) */
 } clq_bucket;
 
@@ -314,7 +315,8 @@ inline uint clq_blocks_of(uint len) { return clq_ceil_div(len, CLQ_GQ_BLOCK); }
 inline uint clq_units_of(uint len) { return len && len <= CLQ_GQ_ALONE ? 1u : clq_ceil_div(len, CLQ_GQ_UNIT); }
 /* Copies of a long sequence's bucket records: its count units add to them in turn (unit u to
  * copy u % copies), so that thousands of units do not queue on the same 3 x 2^w words, and the
- * unit with the last ticket adds the copies up into the first and clears the others. Sequences
+ * unit with the last ticket adds the copies up into the first and clears the others (but for
+ * their counts where CLQ_GQ_SORT_COPIES: those become offsets, cleared by the sort pass). Sequences
  * of at least CLQ_GQ_COPY_UNITS units take CLQ_GQ_COPIES copies (the root of 2^26 keys has 4096
  * units; on the H200 the copies cost the root of 2^22, 256 units, more than they saved). A
  * sequence takes copies only where the pool has room for them: copies <= len / (CLQ_LQ_MAX + 1),
@@ -327,6 +329,8 @@ inline uint clq_units_of(uint len) { return len && len <= CLQ_GQ_ALONE ? 1u : cl
  * where the keys of copy c's units start, so the blocks of the root do not all queue on the same
  * 2^w cursors either. */
 #define CLQ_GQ_SORT_COPIES (CLQ_GQ_COUNT_K % CLQ_GQ_K == 0)
+/* the sort pass finds its copy with a mask (gqsort.cl, clq_sort_copy) */
+typedef char clq_check_copies_pow2[(CLQ_GQ_COPIES & (CLQ_GQ_COPIES - 1u)) == 0 ? 1 : -1];
 #define CLQ_GQ_COPY_UNITS 1024u
 inline uint clq_copies_of(uint len)
 {
@@ -457,18 +461,21 @@ inline ulong clq_offset_at(__global const uint *status, uint word)
     keys + clq_offset_at(status, CLQ_ST_KEY_OFFSET), scratch, vals + clq_offset_at(status, CLQ_ST_VALUE_OFFSET), svals, \
         seg_begin, seg_end
 
+/* Functions that a kernel calls rarely and whose registers it should not take: out of line on
+ * the host-loop path (NVIDIA's compiler gives a kernel the registers of what it inlines), inline
+ * on the device-enqueue path, where Intel's CPU runtime allowed a kernel with such a call only
+ * 48 work-items per group. */
+#ifdef CLQ_DEVICE_ENQUEUE
+#define CLQ_OUT_OF_LINE
+#else
+#define CLQ_OUT_OF_LINE __attribute__((noinline))
+#endif
+
 /* Prepares work list `parity` for the next level (relauncher.cl); run by one whole work-group of
  * `wg` work-items, `scan_tmp` holding 2 * wg uints. The sort pass's last group calls it
- * (gqsort.cl): kept out of line there on the host-loop path, since NVIDIA's compiler, inlining
- * it, gave gqsort_kernel the registers of both and the sort pass ran 30 % slower on an H200
- * (2^26 keys: 1.14 instead of 0.88 ms). On the device-enqueue path it stays inline: Intel's CPU
- * runtime then allowed relauncher_kernel only 48 work-items per group. */
-#ifdef CLQ_DEVICE_ENQUEUE
-#define CLQ_RELAUNCHER_LINKAGE
-#else
-#define CLQ_RELAUNCHER_LINKAGE __attribute__((noinline))
-#endif
-CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
+ * (gqsort.cl), CLQ_OUT_OF_LINE: inlined, it took the sort pass 30 % slower on an H200 (2^26
+ * keys: 1.14 instead of 0.88 ms). */
+CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
                          __global clq_leaf *leaves, __global uint *status, uint parity, uint init,
                          __local uint *scan_tmp, uint wg);
 

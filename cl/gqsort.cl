@@ -23,8 +23,9 @@
  *                   but to leave the offsets there.
  *   gqsort_kernel   over blocks (CLQ_GQ_BLOCK keys): each loads its keys into registers, counts
  *                   them per bucket in local memory, reserves its space in every bucket with one
- *                   atomic add on the bucket record (of the copy its count unit added to, so the
- *                   16,384 blocks of a 2^26-key root do not queue on the same 256 words),
+ *                   atomic add on the bucket record (where CLQ_GQ_SORT_COPIES, on the copy its
+ *                   count unit added to, so the 16,384 blocks of a 2^26-key root do not queue
+ *                   on the same 256 words),
  *                   groups the keys by bucket in local memory and writes them to the other
  *                   buffer in contiguous runs. The block with the last ticket clears the
  *                   bucket records for the next level, and the group that finishes last
@@ -293,7 +294,7 @@ inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code 
  * its units start in the bucket, from `at` on (CLQ_GQ_SORT_COPIES). Out of line: inlined, it
  * took the count pass from 48 to 63 registers on the H200 (ptxas -v), 4 groups per compute unit
  * instead of 5. */
-__attribute__((noinline)) void clq_copy_offsets(__global clq_bucket *r, uint ways, uint copies, uint at)
+CLQ_OUT_OF_LINE void clq_copy_offsets(__global clq_bucket *r, uint ways, uint copies, uint at)
 {
     for (uint c = 0; c < copies; c++, r += ways) {
         const uint m = clq_atomic_read_u32(&r->count);

@@ -42,7 +42,7 @@ inline uint clq_ways_log2(uint len, clq_code width, uint level, uint levels)
     return min(w, width_bits);
 }
 
-CLQ_RELAUNCHER_LINKAGE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists,
+CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists,
                                                 __global clq_bucket *pool, __global clq_leaf *leaves,
                                                 __global uint *status, uint parity, uint init,
                                                 __local uint *scan_tmp, uint wg)
