@@ -336,6 +336,9 @@ inline uint clq_copies_of(uint len)
 {
     return len / CLQ_GQ_UNIT >= CLQ_GQ_COPY_UNITS && len / (CLQ_LQ_MAX + 1u) >= CLQ_GQ_COPIES ? CLQ_GQ_COPIES : 1u;
 }
+/* Copies the sort pass reserves on, and so clears after it (gqsort.cl): the count copies, or the
+ * first alone. */
+inline uint clq_sort_copies_of(uint len) { return CLQ_GQ_SORT_COPIES ? clq_copies_of(len) : 1u; }
 
 #ifndef CLQ_SEG_NET
 #define CLQ_SEG_NET 0

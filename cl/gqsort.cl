@@ -25,11 +25,10 @@
  *                   them per bucket in local memory, reserves its space in every bucket with one
  *                   atomic add on the bucket record (where CLQ_GQ_SORT_COPIES, on the copy its
  *                   count unit added to, so the 16,384 blocks of a 2^26-key root do not queue
- *                   on the same 256 words),
- *                   groups the keys by bucket in local memory and writes them to the other
- *                   buffer in contiguous runs. The block with the last ticket clears the
- *                   bucket records for the next level, and the group that finishes last
- *                   prepares the next level's work list (relauncher.cl).
+ *                   on the same 256 words), groups the keys by bucket in local memory and
+ *                   writes them to the other buffer in contiguous runs. The block with the
+ *                   last ticket clears the bucket records for the next level, and the group
+ *                   that finishes last prepares the next level's work list (relauncher.cl).
  * No group reads keys another group wrote in the same launch: what the last group needs comes
  * through atomics on the records.
  *
@@ -509,11 +508,10 @@ void gqcount_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_buc
 /* ---- sort pass ------------------------------------------------------------------------------ */
 
 /* The bucket records a sort block reserves its runs on: those of the copy its count unit added
- * to (clq_copies_of: 1 or CLQ_GQ_COPIES, a power of two). */
+ * to (clq_sort_copies_of: 1 or CLQ_GQ_COPIES, a power of two). */
 inline __global clq_bucket *clq_sort_copy(const clq_block *blk)
 {
-    const uint copies = CLQ_GQ_SORT_COPIES ? clq_copies_of(blk->len) : 1u;
-    return blk->bk + ((blk->begin / CLQ_GQ_UNIT) & (copies - 1u)) * blk->ways;
+    return blk->bk + ((blk->begin / CLQ_GQ_UNIT) & (clq_sort_copies_of(blk->len) - 1u)) * blk->ways;
 }
 
 typedef struct clq_gq_local {
@@ -604,8 +602,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
 
             /* 4. the last block clears the bucket records for the next level */
             if (clq_last_ticket(&blk.seq->sort_done, clq_blocks_of(blk.len), &lm->last, 0u, lm->scan_tmp)) {
-                const uint copies = CLQ_GQ_SORT_COPIES ? clq_copies_of(blk.len) : 1u;
-                for (uint b = lid; b < copies * blk.ways; b += CLQ_GQ_WG) {
+                for (uint b = lid; b < clq_sort_copies_of(blk.len) * blk.ways; b += CLQ_GQ_WG) {
                     blk.bk[b].count = 0;
                     blk.bk[b].cursor = 0;
                     blk.bk[b].not_min = 0;
