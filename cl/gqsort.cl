@@ -414,6 +414,11 @@ void clq_emit_children(__global clq_seq *next, __global clq_leaf *leaves, __glob
     }
 }
 
+/* Empty levels. The host loop enqueues every level the depth bound allows (path_host_loop.c),
+ * and at most sizes the last two or three find no sequence: both passes of such a level return at
+ * once, and no group of its sort pass takes a ticket. The relauncher that the last group would run
+ * has nothing to do: with no sequence counted no child was emitted, and it would write back the
+ * zeros it finds in the status words. The device-enqueue path launches no empty level. */
 void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool, __global clq_leaf *leaves,
                       __global uint *status, uint parity, __local clq_count_local *lm)
 {
@@ -423,6 +428,8 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
     __global clq_seq *next = lists + (size_t)(parity ^ 1u) * seq_cap;
     const uint nseq = status[CLQ_ST_CUR_SEQS];
     const uint nunits = status[CLQ_ST_CUR_UNITS];
+    if (nseq == 0)
+        return; /* an empty level (the note above clq_gqcount_body) */
 
     clq_fill_table(cur, nseq, 1, lm->table);
     /* 64-bit: with one-key units near 2^32 keys, i + groups would wrap past nunits */
@@ -533,6 +540,8 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
     __global clq_seq *cur = lists + (size_t)parity * status[CLQ_ST_SEQ_CAP];
     const uint nseq = status[CLQ_ST_CUR_SEQS];
     const uint nblocks = status[CLQ_ST_CUR_BLOCKS];
+    if (nseq == 0)
+        return; /* an empty level (the note above clq_gqcount_body) */
 
     clq_fill_table(cur, nseq, 0, lm->table);
     for (ulong i = get_group_id(0); i < nblocks; i += get_num_groups(0)) { /* 64-bit: as above */
