@@ -78,6 +78,9 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
              t->gq_wg, t->gq_k, t->gq_ways, t->gq_count_k, t->lq_wg, t->lq_ways, t->lq_max, t->lq_small, t->fill_chunk, t->rl_wg,
              t->seg_net);
 
+    if (ctx->profile == 2) /* what tools/dump_program.c needs to build the same kernels */
+        fprintf(stderr, "clqsort build options: %s\n", options);
+
     const char *src = clqsort_kernel_source;
     size_t len = clqsort_kernel_source_length;
     cl_int err;

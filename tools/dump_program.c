@@ -8,10 +8,8 @@
  *   tr -d '\0' < out.ptx > k.ptx && ptxas -arch=sm_90 -v k.ptx -o /dev/null
  *
  * build/clqsort_kernels.cl is the embedded program source the build writes. The options are
- * those src/program.c passes; for uint32 keys on NVIDIA with the shipped tuning:
- *   -DCLQ_KEY_UINT32 -DCLQ_GQ_WG=256 -DCLQ_GQ_K=16 -DCLQ_GQ_WAYS=256 -DCLQ_GQ_COUNT_K=64
- *   -DCLQ_LQ_WG=256 -DCLQ_LQ_WAYS=512 -DCLQ_LQ_MAX=4096 -DCLQ_LQ_SMALL=32 -DCLQ_FILL_CHUNK=16384
- *   -DCLQ_RL_WG=256 -DCLQ_SEG_NET=2
+ * those src/program.c passes, which any sort prints with CLQSORT_PROFILE=2 for the device, key
+ * type and tuning it ran with (the line "clqsort build options: ...").
  * docs/PERFORMANCE.md ("The sort pass without ranks") used it: the runtime ends the PTX with
  * NUL bytes, which ptxas refuses, hence the `tr`.
  */
