@@ -415,10 +415,11 @@ void clq_emit_children(__global clq_seq *next, __global clq_leaf *leaves, __glob
 }
 
 /* Empty levels. The host loop enqueues every level the depth bound allows (path_host_loop.c),
- * and at most sizes the last two or three find no sequence: both passes of such a level return at
- * once, and no group of its sort pass takes a ticket. The relauncher that the last group would run
- * has nothing to do: with no sequence counted no child was emitted, and it would write back the
- * zeros it finds in the status words. The device-enqueue path launches no empty level. */
+ * and several find no sequence (for 32-bit keys on a GPU, the last two or three): both passes of
+ * such a level return at once, and no group of its sort pass takes a ticket. The relauncher that
+ * the last group would run has nothing to do: with no sequence counted no child was emitted, and
+ * it would write back the zeros it finds in the status words. The device-enqueue path launches
+ * no empty level. */
 void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool, __global clq_leaf *leaves,
                       __global uint *status, uint parity, __local clq_count_local *lm)
 {

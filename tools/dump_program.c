@@ -8,8 +8,9 @@
  *   tr -d '\0' < out.ptx > k.ptx && ptxas -arch=sm_90 -v k.ptx -o /dev/null
  *
  * build/clqsort_kernels.cl is the embedded program source the build writes. The options are
- * those src/program.c passes, which any sort prints with CLQSORT_PROFILE=2 for the device, key
- * type and tuning it ran with (the line "clqsort build options: ...").
+ * those src/program.c passes, which a sort that builds a program prints with CLQSORT_PROFILE=2
+ * (the line "clqsort build options: ..."; programs are kept per key type, order and value width,
+ * so run the sort in a fresh process).
  * docs/PERFORMANCE.md ("The sort pass without ranks") used it: the runtime ends the PTX with
  * NUL bytes, which ptxas refuses, hence the `tr`.
  */
