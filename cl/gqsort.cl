@@ -530,7 +530,7 @@ typedef struct clq_gq_local {
     uint count[CLQ_GQ_WAYS]; /* keys of the block per bucket, then their place in the stage */
     uint to[CLQ_GQ_WAYS];    /* where the block's run of each bucket goes in the sequence */
     uint scan_tmp[2 * CLQ_GQ_WG];
-    uint last;
+    uint last, whole; /* whole: the block's keys all lie in one bucket */
     uint table[CLQ_SEQ_TABLE], found[3]; /* clq_find_sequence */
 } clq_gq_local;
 
@@ -557,6 +557,8 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
 #endif
             for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG)
                 lm->count[b] = 0;
+            if (lid == 0)
+                lm->whole = 0;
             barrier(CLK_LOCAL_MEM_FENCE);
 
             /* 1. load, and count the block's keys of each bucket */
@@ -584,29 +586,45 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                     __global clq_bucket *r = clq_sort_copy(&blk) + b; /* computed here: fewer live registers */
                     lm->to[b] = r->count + atomic_add(&r->cursor, n) - at;
                     lm->count[b] = at;
+                    if (n == blk.n)
+                        lm->whole = 1;
                 }
                 offset += total;
             }
             barrier(CLK_LOCAL_MEM_FENCE);
 
-            /* 3. group the keys by bucket in local memory (each takes the next place of its
+            /* 3. A block whose keys all lie in one bucket (sorted input, at the first level
+             * mostly) goes out in the order it came in: its keys need no place in the stage, and
+             * taking one would queue every work-item on one local counter for each key. Any other
+             * block groups its keys by bucket in local memory (each takes the next place of its
              * bucket's run: no rank kept from step 1, whose 16 registers held the sort pass to 3
-             * groups per compute unit on the H200), then write them out in runs */
-            for (uint k = 0; k < CLQ_GQ_K; k++) {
-                const uint j = k * CLQ_GQ_WG + lid;
-                if (j < blk.n) {
-                    const uint at = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
-                    lm->stage[at] = v[k];
-                    CLQ_IF_PAIRS(lm->stage_v[at] = w[k];)
+             * groups per compute unit on the H200), then writes them out in runs. */
+            if (lm->whole) { /* the same for the whole group */
+                const uint to = lid < blk.n ? lm->to[clq_bucket_in(&blk, clq_to_code(v[0]))] : 0u;
+                for (uint k = 0; k < CLQ_GQ_K; k++) {
+                    const uint j = k * CLQ_GQ_WG + lid;
+                    if (j < blk.n && to + j < blk.len) { /* as below */
+                        dst[to + j] = v[k];
+                        CLQ_IF_PAIRS(vdst[to + j] = w[k];)
+                    }
                 }
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (uint j = lid; j < blk.n; j += CLQ_GQ_WG) {
-                const clq_key key = lm->stage[j];
-                const uint to = lm->to[clq_bucket_in(&blk, clq_to_code(key))] + j;
-                if (to < blk.len) { /* cannot fail unless the count pass reported an error */
-                    dst[to] = key;
-                    CLQ_IF_PAIRS(vdst[to] = lm->stage_v[j];)
+            } else {
+                for (uint k = 0; k < CLQ_GQ_K; k++) {
+                    const uint j = k * CLQ_GQ_WG + lid;
+                    if (j < blk.n) {
+                        const uint at = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
+                        lm->stage[at] = v[k];
+                        CLQ_IF_PAIRS(lm->stage_v[at] = w[k];)
+                    }
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                for (uint j = lid; j < blk.n; j += CLQ_GQ_WG) {
+                    const clq_key key = lm->stage[j];
+                    const uint to = lm->to[clq_bucket_in(&blk, clq_to_code(key))] + j;
+                    if (to < blk.len) { /* cannot fail unless the count pass reported an error */
+                        dst[to] = key;
+                        CLQ_IF_PAIRS(vdst[to] = lm->stage_v[j];)
+                    }
                 }
             }
 
