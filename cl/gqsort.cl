@@ -598,8 +598,21 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
              * taking one would queue every work-item on one local counter for each key. Any other
              * block groups its keys by bucket in local memory (each takes the next place of its
              * bucket's run: no rank kept from step 1, whose 16 registers held the sort pass to 3
-             * groups per compute unit on the H200), then writes them out in runs. */
-            if (lm->whole) { /* the same for the whole group */
+             * groups per compute unit on the H200), then writes them out in runs. The barrier
+             * stays outside the branches: pocl 3.1 takes minutes to build a kernel with a barrier
+             * in a branch, and has run one wrongly (select.cl). */
+            if (!lm->whole) { /* the same for the whole group */
+                for (uint k = 0; k < CLQ_GQ_K; k++) {
+                    const uint j = k * CLQ_GQ_WG + lid;
+                    if (j < blk.n) {
+                        const uint at = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
+                        lm->stage[at] = v[k];
+                        CLQ_IF_PAIRS(lm->stage_v[at] = w[k];)
+                    }
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lm->whole) {
                 const uint to = lid < blk.n ? lm->to[clq_bucket_in(&blk, clq_to_code(v[0]))] : 0u;
                 for (uint k = 0; k < CLQ_GQ_K; k++) {
                     const uint j = k * CLQ_GQ_WG + lid;
@@ -609,15 +622,6 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                     }
                 }
             } else {
-                for (uint k = 0; k < CLQ_GQ_K; k++) {
-                    const uint j = k * CLQ_GQ_WG + lid;
-                    if (j < blk.n) {
-                        const uint at = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
-                        lm->stage[at] = v[k];
-                        CLQ_IF_PAIRS(lm->stage_v[at] = w[k];)
-                    }
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
                 for (uint j = lid; j < blk.n; j += CLQ_GQ_WG) {
                     const clq_key key = lm->stage[j];
                     const uint to = lm->to[clq_bucket_in(&blk, clq_to_code(key))] + j;
