@@ -599,8 +599,8 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
              * block groups its keys by bucket in local memory (each takes the next place of its
              * bucket's run: no rank kept from step 1, whose 16 registers held the sort pass to 3
              * groups per compute unit on the H200), then writes them out in runs. The barrier
-             * stays outside the branches: pocl 3.1 takes minutes to build a kernel with a barrier
-             * in a branch, and has run one wrongly (select.cl). */
+             * stays outside the branches: pocl 3.1 has run a kernel with a barrier in a branch
+             * wrongly (select.cl). */
             if (!lm->whole) { /* the same for the whole group */
                 for (uint k = 0; k < CLQ_GQ_K; k++) {
                     const uint j = k * CLQ_GQ_WG + lid;
