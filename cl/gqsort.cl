@@ -530,7 +530,7 @@ typedef struct clq_gq_local {
     uint count[CLQ_GQ_WAYS]; /* keys of the block per bucket, then their place in the stage */
     uint to[CLQ_GQ_WAYS];    /* where the block's run of each bucket goes in the sequence */
     uint scan_tmp[2 * CLQ_GQ_WG];
-    uint last, whole; /* whole: the block's keys all lie in one bucket */
+    uint last, whole; /* whole: 1 + the bucket that holds all the block's keys, or 0 */
     uint table[CLQ_SEQ_TABLE], found[3]; /* clq_find_sequence */
 } clq_gq_local;
 
@@ -587,7 +587,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                     lm->to[b] = r->count + atomic_add(&r->cursor, n) - at;
                     lm->count[b] = at;
                     if (n == blk.n)
-                        lm->whole = 1;
+                        lm->whole = b + 1u;
                 }
                 offset += total;
             }
@@ -613,7 +613,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             }
             barrier(CLK_LOCAL_MEM_FENCE);
             if (lm->whole) {
-                const uint to = lid < blk.n ? lm->to[clq_bucket_in(&blk, clq_to_code(v[0]))] : 0u;
+                const uint to = lm->to[lm->whole - 1u];
                 for (uint k = 0; k < CLQ_GQ_K; k++) {
                     const uint j = k * CLQ_GQ_WG + lid;
                     if (j < blk.n && to + j < blk.len) { /* as below */
