@@ -188,10 +188,63 @@ static void check_root_slices(clqsort_context *ctx, const clqsort_info *info)
     free(out);
 }
 
+static int cmp_bits(const void *a, const void *b)
+{
+    uint64_t x = 0, y = 0;
+    memcpy(&x, a, 8), memcpy(&y, b, 8);
+    return (x > y) - (x < y);
+}
+
+/* The reference sort itself, against qsort: random bit patterns of every type (NaNs, both zeros)
+ * and the type's edge values, with and without NaNs (for 4-byte keys its fast path skips the bit
+ * passes when no NaN is there). In order by the code, and the same multiset of bit patterns. */
+static void check_reference_sort(void)
+{
+    enum { n = 5000 };
+    static uint64_t in[n], out[n], a[n], b[n];
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int t = 0; t < 6; t++) {
+        const clqsort_key_type type = (clqsort_key_type)t;
+        const size_t w = tu_width_of(type);
+        for (int desc = 0; desc < 2; desc++) {
+            for (int with_nan = 0; with_nan < 2; with_nan++) {
+                unsigned char e[32 * 8], *bytes = (unsigned char *)in;
+                const size_t ne = tu_edges(type, e);
+                for (size_t i = 0; i < n; i++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    const uint64_t r = i % 7 == 0 ? 0 : x; /* repeats */
+                    memcpy(bytes + i * w, i % 5 == 0 ? e + (i / 5 % ne) * w : (const unsigned char *)&r, w);
+                    if (!with_nan && tu_code_of(type, bytes + i * w) == (w == 4 ? 0xffffffffull : ~0ull) &&
+                        (type == CLQSORT_KEY_FLOAT || type == CLQSORT_KEY_DOUBLE))
+                        memset(bytes + i * w, 0, w); /* a NaN: +0.0 instead */
+                }
+                memcpy(out, in, n * w);
+                tu_sort_typed(type, desc, out, n);
+                const unsigned char *o = (const unsigned char *)out;
+                size_t bad = n;
+                for (size_t i = 1; i < n && bad == n; i++) {
+                    const uint64_t p = tu_code_of(type, o + (i - 1) * w), c = tu_code_of(type, o + i * w);
+                    if (desc ? p < c : p > c)
+                        bad = i;
+                }
+                CHECK(bad == n, "reference sort, %s %s: out of order at %zu", tu_type_names[t], desc ? "desc" : "asc", bad);
+                for (size_t i = 0; i < n; i++) {
+                    a[i] = b[i] = 0;
+                    memcpy(&a[i], bytes + i * w, w), memcpy(&b[i], o + i * w, w);
+                }
+                qsort(a, n, 8, cmp_bits), qsort(b, n, 8, cmp_bits);
+                CHECK(!memcmp(a, b, sizeof a), "reference sort, %s %s%s: not a permutation of its input",
+                      tu_type_names[t], desc ? "desc" : "asc", with_nan ? " with NaNs" : "");
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argv;
     const int large = argc > 1;
+    check_reference_sort();
     clqsort_context *ctx = tu_create_or_die();
     static const size_t sizes[] = {2, 3, 17, 64, 1000, 4097, 65537, 300000};
     const size_t max_n = 300000;
