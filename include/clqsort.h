@@ -189,6 +189,9 @@ typedef struct clqsort_stats {
                                    "Depth"): 0 equal slices of the code range; 1 equal slices of
                                    the values (float, double); 2 or 3 equal slices of the log of
                                    the distance from the least or greatest sampled key (integers) */
+    unsigned phase_one_ways;    /* most buckets a phase-one pass of the sort could split a
+                                   sequence into: the device's usual number, or twice it for the
+                                   largest sorts of 4-byte keys alone (README.md, "Tuning") */
 } clqsort_stats;
 
 /* Sets every field of *options to its initial value (see clqsort_options). */

@@ -9,7 +9,7 @@
 #include <stdatomic.h>
 
 #define CLQ_KEY_TYPES 6
-#define CLQ_PROGRAM_SLOTS (CLQ_KEY_TYPES * 2 * 3) /* key type x order x value size (none, 4, 8) */
+#define CLQ_PROGRAM_SLOTS (CLQ_KEY_TYPES * 2 * 3 * 2) /* key type x order x value size (none, 4, 8) x wide */
 #define CLQ_MESSAGE_BYTES 8192                    /* longest message kept for clqsort_last_error */
 #define CLQ_PROFILE_EVENTS 256                    /* launches of one sort timed with CLQSORT_PROFILE */
 
@@ -96,6 +96,9 @@ typedef struct clq_tuning {
                            * CLQ_NET_MIN + 1 .. CLQ_NET_MAX keys sorted by cl/segnet.cl's network,
                            * its work-items exchanging keys through local memory (1) or by PTX
                            * shuffles (2, NVIDIA); 0: by phase two's ranking, like shorter ones */
+    unsigned wide;        /* a sort whose buckets after two phase-one levels would hold at least
+                           * wide / 16 of lq_max keys on average takes a program of 2 x gq_ways
+                           * (clq_wide_sort); 0: never */
 } clq_tuning;
 
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
@@ -220,6 +223,14 @@ void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, clq_
 clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, clq_tuning *t);
 /* The tuning sorts of `type` with values of `value_bytes` run with: the table's, then CLQSORT_TUNING. */
 clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, clq_tuning *t);
+/* Twice the ways (a wide program): 1 where the device's local memory holds them with every other
+ * field of *t as it was, and *t is changed; else 0, and *t is not. */
+int clq_tuning_widen(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *t);
+/* The tuning of a sort of `count` keys, and whether it takes the wide program (*wide): only a
+ * plain sort (`plain`: one sequence, neither stable nor partial) of 4-byte keys without values,
+ * the case measured (docs/PERFORMANCE.md, "Twice the ways for the largest sorts"). */
+clqsort_status clq_tuning_of_sort(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, size_t count,
+                                  int plain, clq_tuning *t, int *wide);
 unsigned clq_key_bytes(clqsort_key_type type);
 unsigned clq_code_bits(clqsort_key_type type);
 /* The local memory the tuning assumes a kernel of clq_kernel_desc.phase `phase` takes (bytes,
@@ -236,7 +247,7 @@ unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count);
 
 /* program.c: the built program of a key type and order, built on first use. */
 clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int descending,
-                               unsigned value_bytes, clq_program **out);
+                               unsigned value_bytes, int wide, clq_program **out);
 void clq_release_programs(clqsort_context *ctx, clq_release_log *log);
 
 /* path_host_loop.c / path_device_enqueue.c: run a validated sort whose scratch is ready and

@@ -1,4 +1,5 @@
-/* program.c - the embedded kernel source, built once per key type and order, on first use. */
+/* program.c - the embedded kernel source, built once per key type, order, value size and width (wide:
+ * twice the phase-one ways, for the largest sorts), on first use. */
 #include "clqsort_internal.h"
 
 #include <stdio.h>
@@ -63,9 +64,11 @@ static clqsort_status check_kernel(clqsort_context *ctx, cl_kernel k, const char
 }
 
 static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int descending, unsigned value_bytes,
-                            clq_program *p)
+                            int wide, clq_program *p)
 {
     CLQ_TRY(clq_tuning_of(ctx, type, value_bytes, &p->tuning));
+    if (wide && !clq_tuning_widen(ctx, clq_key_bytes(type) + value_bytes, &p->tuning))
+        return clq_fail(ctx, CLQSORT_ERROR_INTERNAL, "a wide program was asked for where its ways do not fit");
     const clq_tuning *t = &p->tuning;
     char options[1024];
     snprintf(options, sizeof options,
@@ -135,11 +138,11 @@ static void release_program(clq_program *p, clq_release_log *log)
 }
 
 clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int descending, unsigned value_bytes,
-                               clq_program **out)
+                               int wide, clq_program **out)
 {
-    clq_program *p = &ctx->programs[((int)type * 2 + (descending ? 1 : 0)) * 3 + (int)(value_bytes / 4)];
+    clq_program *p = &ctx->programs[(((int)type * 2 + (descending ? 1 : 0)) * 3 + (int)(value_bytes / 4)) * 2 + !!wide];
     if (!p->lqsort) {
-        clqsort_status s = build(ctx, type, descending, value_bytes, p);
+        clqsort_status s = build(ctx, type, descending, value_bytes, wide, p);
         if (s != CLQSORT_SUCCESS) {
             clq_release_log ignored = {CL_SUCCESS, NULL}; /* the build's failure is the message */
             release_program(p, &ignored);

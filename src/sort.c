@@ -639,7 +639,13 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     double host[4] = {0}; /* CLQSORT_PROFILE: start, enqueueing, all enqueued, waited */
     if (ctx->profile)
         host[0] = host_ms();
-    CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, &plan->prog));
+    /* the largest plain sorts take a program with twice the phase-one ways (clq_tuning_of_sort) */
+    const int plain = !call->segmented && !call->partial && !plan->stable && !plan->select;
+    clq_tuning t;
+    int wide;
+    CLQ_TRY(clq_tuning_of_sort(ctx, type, (unsigned)value_bytes, count, plain, &t, &wide));
+    CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, wide, &plan->prog));
+    ctx->stats.phase_one_ways = plan->prog->tuning.gq_ways;
     plan->count = (cl_uint)count;
     scratch_request r[SCRATCH_REQUESTS];
     CLQ_TRY(scratch_requests(ctx, &plan->prog->tuning, count, type, value_bytes, plan, r));
@@ -801,7 +807,7 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, size_t key_offset,
     if (call->partial && select_first(ctx, call, count, type, &cap)) {
         /* the k smallest of the composites (code, position): stable by construction */
         clq_program *kp;
-        CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, &kp));
+        CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, 0, &kp));
         plan.select = kp;
         plan.select_keys = plan.keys;
         plan.select_values = plan.values;
@@ -817,7 +823,7 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, size_t key_offset,
     }
     if (flags & CLQSORT_STABLE) { /* (code, position) as 64-bit keys, the order in the codes */
         clq_program *kp;
-        CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, 0, &kp));
+        CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, 0, 0, &kp));
         plan.stable = kp;
         plan.stable_keys = plan.keys;
         plan.stable_offset = plan.key_offset;
@@ -1075,8 +1081,9 @@ clqsort_status clqsort_scratch_bytes(clqsort_context *ctx, size_t count, clqsort
     if (s == CLQSORT_SUCCESS && !bytes)
         s = clq_fail(ctx, CLQSORT_ERROR_INVALID_ARGUMENT, "bytes is NULL");
     clq_tuning t;
+    int wide;
     if (s == CLQSORT_SUCCESS)
-        s = clq_tuning_of(ctx, type, (unsigned)value_size, &t);
+        s = clq_tuning_of_sort(ctx, type, (unsigned)value_size, count, 1, &t, &wide);
     clq_plan plan;
     memset(&plan, 0, sizeof plan); /* a sort of one sequence, not stable */
     scratch_request r[SCRATCH_REQUESTS];

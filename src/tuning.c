@@ -30,11 +30,14 @@ typedef struct tuning_entry {
 static const tuning_entry table[] = {
     /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys. A partial sort counts
      * with 8 groups per compute unit: 2^26 keys, k = 16 / 1024 / 65536 in 0.186 / 0.307 / 0.408
-     * ms against 0.192 / 0.323 / 0.424 with 16 (H200, call 90), its empty levels launching faster */
+     * ms against 0.192 / 0.323 / 0.424 with 16 (H200, call 90), its empty levels launching faster.
+     * wide 15: sorts of 15/16 x 2^28 uint32 keys and more split 512 ways, in 2 levels instead of 3:
+     * 2^28 in 6.57 ms against 7.89 (H200, call 189); 2^27 and 3 x 2^26 were faster with 256
+     * (2.98 and 4.26 ms against 3.22 and 4.85, call 190) */
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
-      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 16, .seg_net = 2}},
+      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 16, .seg_net = 2, .wide = 15}},
     {CL_DEVICE_TYPE_GPU, "",
      {.gq_wg = 256, .gq_k = 8, .gq_ways = 256, .gq_count_k = 32, .lq_wg = 256, .lq_ways = 256, .lq_max = 2048,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 8, .extra_levels = 1,
@@ -238,7 +241,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         {"rl_wg", &t->rl_wg, 1},         {"groups_per_cu", &t->groups_per_cu, 0},
         {"extra_levels", &t->extra_levels, -1}, {"select_slack", &t->select_slack, -1},
         {"select_groups_per_cu", &t->select_groups_per_cu, 0}, {"small_tiles", &t->small_tiles, -1},
-        {"seg_net", &t->seg_net, -1},
+        {"seg_net", &t->seg_net, -1},    {"wide", &t->wide, -1},
     };
     const char *p = env;
     while (*p) {
@@ -277,5 +280,32 @@ clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsign
     CLQ_TRY(clq_tuning_from_env(ctx, elem_bytes, t));
     if (value_bytes && clq_key_bytes(type) == 8)
         t->seg_net = 0; /* with values the network sorts (code, position) in 64 bits: 4-byte keys */
+    return CLQSORT_SUCCESS;
+}
+
+int clq_tuning_widen(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *t)
+{
+    clq_tuning w = *t;
+    w.gq_ways = 2 * t->gq_ways;
+    fit_to_device(ctx, elem_bytes, &w);
+    clq_tuning rest = w;
+    rest.gq_ways = t->gq_ways;
+    if (w.gq_ways != 2 * t->gq_ways || memcmp(&rest, t, sizeof rest))
+        return 0;
+    *t = w;
+    return 1;
+}
+
+clqsort_status clq_tuning_of_sort(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, size_t count,
+                                  int plain, clq_tuning *t, int *wide)
+{
+    CLQ_TRY(clq_tuning_of(ctx, type, value_bytes, t));
+    /* Two levels of gq_ways leave count / gq_ways^2 keys per bucket on average; from wide / 16
+     * of lq_max on, enough buckets outgrow phase two that a third level runs (H200, uint32:
+     * 2^28 keys took 3 levels with 256 ways, 2^27 and 3 x 2^26 took 2) */
+    const unsigned elem_bytes = clq_key_bytes(type) + value_bytes;
+    *wide = plain && t->wide && elem_bytes == 4 &&
+            (cl_ulong)count * 16u >= (cl_ulong)t->gq_ways * t->gq_ways * t->lq_max * t->wide &&
+            clq_tuning_widen(ctx, elem_bytes, t);
     return CLQSORT_SUCCESS;
 }

@@ -3,7 +3,8 @@
  *
  * src/tuning.c fits the launch shape to the device with its own estimate of each kernel's local
  * memory (clq_local_bytes); if a kernel's structs grow and the estimate does not, a tuning that
- * "fits" fails at launch. For every key type, order and value size, this builds the program on
+ * "fits" fails at launch. For every key type, order and value size (and uint32's wide program,
+ * twice the phase-one ways, where the device holds it), this builds the program on
  * the device the environment selects (with CLQSORT_TUNING applied, as a sort would) and checks
  * that every kernel's CL_KERNEL_LOCAL_MEM_SIZE is within the estimate and within the device's
  * local memory (the selection's kernels of partial sorts against clq_select_local_bytes). Uses
@@ -37,15 +38,22 @@ int main(int argc, char **argv)
     static const char *const types[CLQ_KEY_TYPES] = {"uint32", "int32", "float", "uint64", "int64", "double"};
     for (int type = 0; type < CLQ_KEY_TYPES; type++)
         for (int desc = 0; desc < orders; desc++)
-            for (unsigned vb = 0; vb <= 8; vb += 4) {
+            for (unsigned vw = 0; vw < 4; vw++) { /* values of 0, 4, 8 bytes; then uint32's wide program */
+                const unsigned vb = vw < 3 ? 4 * vw : 0;
+                const int wide = vw == 3;
+                const char *const w = wide ? " wide" : "";
                 if (clq_key_bytes((clqsort_key_type)type) == 8 && !ctx->has_int64_atomics)
                     continue; /* refused before any build (CLQSORT_ERROR_UNSUPPORTED_TYPE) */
+                clq_tuning wt;
+                if (wide && (type != CLQSORT_KEY_UINT32 || clq_tuning_of(ctx, CLQSORT_KEY_UINT32, 0, &wt) != CLQSORT_SUCCESS ||
+                             !clq_tuning_widen(ctx, 4, &wt)))
+                    continue; /* no wide program where twice the ways do not fit */
                 clq_program *p;
-                clqsort_status s = clq_get_program(ctx, (clqsort_key_type)type, desc, vb, &p);
+                clqsort_status s = clq_get_program(ctx, (clqsort_key_type)type, desc, vb, wide, &p);
                 checks++;
                 if (s != CLQSORT_SUCCESS) {
                     failures++;
-                    printf("FAIL %s%s +%u B: build: %s\n", types[type], desc ? " desc" : "", vb,
+                    printf("FAIL %s%s%s +%u B: build: %s\n", types[type], desc ? " desc" : "", w, vb,
                            clqsort_last_error(ctx));
                     continue;
                 }
@@ -58,13 +66,13 @@ int main(int argc, char **argv)
                     const cl_ulong est = clq_local_bytes(&p->tuning, elem, d->phase);
                     checks++;
                     if (getenv("CLQSORT_TEST_VERBOSE"))
-                        printf("%s%s +%u B: %s %llu of %llu bytes\n", types[type], desc ? " desc" : "", vb, d->name,
+                        printf("%s%s%s +%u B: %s %llu of %llu bytes\n", types[type], desc ? " desc" : "", w, vb, d->name,
                                (unsigned long long)used, (unsigned long long)est);
                     if (err != CL_SUCCESS || used > est || used > ctx->local_mem_size) {
                         failures++;
-                        printf("FAIL %s%s +%u B: %s uses %llu bytes of local memory (query %d); the tuning "
+                        printf("FAIL %s%s%s +%u B: %s uses %llu bytes of local memory (query %d); the tuning "
                                "assumes %llu, the device has %llu\n",
-                               types[type], desc ? " desc" : "", vb, d->name, (unsigned long long)used, (int)err,
+                               types[type], desc ? " desc" : "", w, vb, d->name, (unsigned long long)used, (int)err,
                                (unsigned long long)est, (unsigned long long)ctx->local_mem_size);
                     }
                 }
@@ -79,9 +87,9 @@ int main(int argc, char **argv)
                     checks++;
                     if (err != CL_SUCCESS || used > est || used > ctx->local_mem_size) {
                         failures++;
-                        printf("FAIL %s%s +%u B: %s uses %llu bytes of local memory (query %d); the host "
+                        printf("FAIL %s%s%s +%u B: %s uses %llu bytes of local memory (query %d); the host "
                                "assumes %llu, the device has %llu\n",
-                               types[type], desc ? " desc" : "", vb, clq_select_names[k], (unsigned long long)used,
+                               types[type], desc ? " desc" : "", w, vb, clq_select_names[k], (unsigned long long)used,
                                (int)err, (unsigned long long)est, (unsigned long long)ctx->local_mem_size);
                     }
                 }

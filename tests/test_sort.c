@@ -76,6 +76,15 @@ int main(int argc, char **argv)
               info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop");
     }
 
+    /* CLQSORT_TEST_EXPECT_WAYS=N:W: sorts of at least N keys must report W phase-one ways (a wide
+     * program, with a tuning's `wide` set), shorter ones W / 2, so that a run meant to test wide
+     * programs cannot pass without them */
+    const char *ways_env = getenv("CLQSORT_TEST_EXPECT_WAYS");
+    unsigned long wide_from = 0, wide_ways = 0;
+    if (ways_env)
+        CHECK(sscanf(ways_env, "%lu:%lu", &wide_from, &wide_ways) == 2 && wide_ways >= 2,
+              "CLQSORT_TEST_EXPECT_WAYS=%s: expected N:W", ways_env);
+
     /* small sizes and primes */
     static const size_t small[] = {0, 1, 2, 3, 4, 5, 7, 11, 13, 17, 31, 61, 97, 127, 251, 509, 1021, 2039};
     for (size_t i = 0; i < sizeof small / sizeof small[0] && !tiny; i++)
@@ -135,6 +144,10 @@ int main(int argc, char **argv)
                 CHECK(st.host_round_trips == 1 && (expect_enqueue ? st.kernel_launches >= 2 : 1),
                       "n=%zu: %u launches, %u round trips (%s path)", n, st.kernel_launches, st.host_round_trips,
                       expect_enqueue ? "device-enqueue" : "host-loop");
+            if (wide_ways && n >= 2)
+                CHECK(st.phase_one_ways == (n >= wide_from ? wide_ways : wide_ways / 2),
+                      "n=%zu: %u phase-one ways, expected %lu", n, st.phase_one_ways,
+                      n >= wide_from ? wide_ways : wide_ways / 2);
         }
     }
     printf("sizes tested: %zu (0 .. %zu), distributions: %d\n", nsizes, max_n, TU_DIST_COUNT);
