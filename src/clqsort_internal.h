@@ -98,7 +98,7 @@ typedef struct clq_tuning {
                            * shuffles (2, NVIDIA); 0: by phase two's ranking, like shorter ones */
     unsigned wide;        /* a sort whose buckets after two phase-one levels would hold at least
                            * wide / 16 of lq_max keys on average takes a program of 2 x gq_ways
-                           * (clq_wide_sort); 0: never */
+                           * (clq_tuning_of_sort); 0: never */
 } clq_tuning;
 
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
