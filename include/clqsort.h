@@ -191,8 +191,8 @@ typedef struct clqsort_stats {
                                    the distance from the least or greatest sampled key (integers) */
     unsigned phase_one_ways;    /* most buckets a phase-one pass of the sort could split a
                                    sequence into: the device's usual number, or twice it for the
-                                   largest sorts of 4-byte keys alone (README.md, "The largest
-                                   sorts: wide programs") */
+                                   largest plain sorts, keys alone or pairs (README.md, "The
+                                   largest sorts: wide programs") */
 } clqsort_stats;
 
 /* Sets every field of *options to its initial value (see clqsort_options). */

@@ -227,8 +227,9 @@ clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsign
  * field of *t as it was, and *t is changed; else 0, and *t is not. */
 int clq_tuning_widen(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *t);
 /* The tuning of a sort of `count` keys, and whether it takes the wide program (*wide): only a
- * plain sort (`plain`: one sequence, neither stable nor partial) of 4-byte keys without values,
- * the case measured (docs/PERFORMANCE.md, "Twice the ways for the largest sorts"). */
+ * plain sort (`plain`: one sequence, neither stable nor partial), of keys alone or pairs, the
+ * cases measured (docs/PERFORMANCE.md, "Twice the ways for the largest sorts" and "Wide
+ * programs for every key and value size"). */
 clqsort_status clq_tuning_of_sort(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, size_t count,
                                   int plain, clq_tuning *t, int *wide);
 unsigned clq_key_bytes(clqsort_key_type type);

@@ -33,7 +33,10 @@ static const tuning_entry table[] = {
      * ms against 0.192 / 0.323 / 0.424 with 16 (H200, call 90), its empty levels launching faster.
      * wide 15: sorts of 15/16 x 2^28 uint32 keys and more split 512 ways, in 2 levels instead of 3:
      * 2^28 in 6.57 ms against 7.89 (H200, call 189); 2^27 and 3 x 2^26 were faster with 256
-     * (2.98 and 4.26 ms against 3.22 and 4.85, call 190) */
+     * (2.98 and 4.26 ms against 3.22 and 4.85, call 190). The same rule for 8- and 12-byte
+     * elements (their lq_max is smaller, so they widen sooner): uint64 2^27 5.21 ms against 6.26,
+     * uint32 + 8-byte values 2^26 4.34 against 4.61; uint64 2^26 stays (2.66 wide, 2.49 not;
+     * call 193) */
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
@@ -301,10 +304,11 @@ clqsort_status clq_tuning_of_sort(clqsort_context *ctx, clqsort_key_type type, u
 {
     CLQ_TRY(clq_tuning_of(ctx, type, value_bytes, t));
     /* Two levels of gq_ways leave count / gq_ways^2 keys per bucket on average; from wide / 16
-     * of lq_max on, enough buckets outgrow phase two that a third level runs (H200, uint32:
-     * 2^28 keys took 3 levels with 256 ways, 2^27 and 3 x 2^26 took 2) */
+     * of lq_max on, enough buckets outgrow phase two that a third level runs (H200: uint32 2^28
+     * took 3 levels with 256 ways, 2^27 took 2; uint64 2^27 3 levels, 2^26 2). lq_max is the
+     * element's own (wider keys and values: fewer), so one rule serves every key and value size. */
     const unsigned elem_bytes = clq_key_bytes(type) + value_bytes;
-    *wide = plain && t->wide && elem_bytes == 4 &&
+    *wide = plain && t->wide &&
             (cl_ulong)count * 16u >= (cl_ulong)t->gq_ways * t->gq_ways * t->lq_max * t->wide &&
             clq_tuning_widen(ctx, elem_bytes, t);
     return CLQSORT_SUCCESS;

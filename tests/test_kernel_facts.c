@@ -3,8 +3,10 @@
  *
  * src/tuning.c fits the launch shape to the device with its own estimate of each kernel's local
  * memory (clq_local_bytes); if a kernel's structs grow and the estimate does not, a tuning that
- * "fits" fails at launch. For every key type, order and value size (and uint32's wide program,
- * twice the phase-one ways, where the device holds it), this builds the program on
+ * "fits" fails at launch. For every key type, order and value size (and the wide programs, twice
+ * the phase-one ways, of uint32 and uint64 keys with each value size, ascending, where the device
+ * holds them: local memory depends on the element's size, not its type or order), this builds
+ * the program on
  * the device the environment selects (with CLQSORT_TUNING applied, as a sort would) and checks
  * that every kernel's CL_KERNEL_LOCAL_MEM_SIZE is within the estimate and within the device's
  * local memory (the selection's kernels of partial sorts against clq_select_local_bytes). Uses
@@ -38,16 +40,17 @@ int main(int argc, char **argv)
     static const char *const types[CLQ_KEY_TYPES] = {"uint32", "int32", "float", "uint64", "int64", "double"};
     for (int type = 0; type < CLQ_KEY_TYPES; type++)
         for (int desc = 0; desc < orders; desc++)
-            for (unsigned vw = 0; vw < 4; vw++) { /* values of 0, 4, 8 bytes; then uint32's wide program */
-                const unsigned vb = vw < 3 ? 4 * vw : 0;
-                const int wide = vw == 3;
+            for (unsigned vw = 0; vw < 6; vw++) { /* values of 0, 4, 8 bytes; then the wide programs */
+                const unsigned vb = 4 * (vw % 3);
+                const int wide = vw >= 3;
                 const char *const w = wide ? " wide" : "";
                 if (clq_key_bytes((clqsort_key_type)type) == 8 && !ctx->has_int64_atomics)
                     continue; /* refused before any build (CLQSORT_ERROR_UNSUPPORTED_TYPE) */
                 clq_tuning wt;
-                if (wide && (type != CLQSORT_KEY_UINT32 || clq_tuning_of(ctx, CLQSORT_KEY_UINT32, 0, &wt) != CLQSORT_SUCCESS ||
-                             !clq_tuning_widen(ctx, 4, &wt)))
-                    continue; /* no wide program where twice the ways do not fit */
+                if (wide && (desc || (type != CLQSORT_KEY_UINT32 && type != CLQSORT_KEY_UINT64) ||
+                             clq_tuning_of(ctx, (clqsort_key_type)type, vb, &wt) != CLQSORT_SUCCESS ||
+                             !clq_tuning_widen(ctx, clq_key_bytes((clqsort_key_type)type) + vb, &wt)))
+                    continue; /* one per element size; none where twice the ways do not fit */
                 clq_program *p;
                 clqsort_status s = clq_get_program(ctx, (clqsort_key_type)type, desc, vb, wide, &p);
                 checks++;

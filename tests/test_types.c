@@ -16,6 +16,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* CLQSORT_TEST_EXPECT_WAYS=N:W (tests/CMakeLists.txt, types_wide): every sort of at least N keys,
+ * keys alone or pairs, must report W phase-one ways (a wide program), so that a run meant to test
+ * wide programs of every key and value size cannot pass without them. */
+static unsigned long wide_from, wide_ways;
+
+static void check_ways(clqsort_context *ctx, size_t n, const char *what)
+{
+    if (!wide_ways || n < wide_from)
+        return;
+    clqsort_stats st;
+    clqsort_get_stats(ctx, &st);
+    CHECK(st.phase_one_ways == wide_ways, "%s n=%zu: %u phase-one ways, expected %lu", what, n, st.phase_one_ways,
+          wide_ways);
+}
+
 /* Sorts n keys with their indices as values (value_size 4 or 8) on the device; checks order, and
  * that each output pair (key, index) was an input pair and every index comes out once. */
 static void check_pairs(clqsort_context *ctx, clqsort_key_type t, int desc, size_t vsize, const unsigned char *in,
@@ -35,6 +50,7 @@ static void check_pairs(clqsort_context *ctx, clqsort_key_type t, int desc, size
     cl_mem vb = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * vsize, vals, &err);
     clqsort_status s = clqsort_sort_pairs(ctx, kb, vb, n, t, vsize, desc ? CLQSORT_DESCENDING : 0);
     CHECK(s == CLQSORT_SUCCESS, "pairs %s %zu-byte values %s: %s", tu_type_names[t], vsize, what, clqsort_last_error(ctx));
+    check_ways(ctx, n, tu_type_names[t]);
     clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * w, outk, 0, NULL, NULL);
     clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * vsize, outv, 0, NULL, NULL);
     int ok = 1;
@@ -134,7 +150,12 @@ static uint64_t next_random(uint64_t *state)
 
 static void check_root_slices(clqsort_context *ctx, const clqsort_info *info)
 {
+    /* more keys than the tile path takes under any tuning (small_tiles is at most CLQ_TILES_MAX,
+     * 128 tiles of lq_max keys: cl/clqsort_shared.h); with gq_ways=16 on the H200, 65536 keys
+     * were 16 tiles and took it */
     size_t n = (size_t)info->gqsort_ways * info->lqsort_max;
+    if (n < 129 * (size_t)info->lqsort_max)
+        n = 129 * (size_t)info->lqsort_max;
     if (n < 65536)
         n = 65536;
     const char *tuning = getenv("CLQSORT_TUNING");
@@ -175,6 +196,7 @@ static void check_root_slices(clqsort_context *ctx, const clqsort_info *info)
             if (s == CLQSORT_ERROR_UNSUPPORTED_TYPE && w == 8)
                 continue; /* no 64-bit atomics: the edge-value section above checked the refusal */
             CHECK(s == CLQSORT_SUCCESS, "root slices %s n=%zu: %s", tu_type_names[type], n, clqsort_last_error(ctx));
+            check_ways(ctx, n, tu_type_names[type]);
             CHECK(tu_verify_typed(type, desc, in, out, n, why, sizeof why), "root slices %s %s%s n=%zu: %s",
                   tu_type_names[type], uniform ? "uniform " : "", desc ? "descending" : "ascending", n, why);
             clqsort_stats st;
@@ -244,6 +266,10 @@ int main(int argc, char **argv)
 {
     (void)argv;
     const int large = argc > 1;
+    const char *ways_env = getenv("CLQSORT_TEST_EXPECT_WAYS");
+    if (ways_env)
+        CHECK(sscanf(ways_env, "%lu:%lu", &wide_from, &wide_ways) == 2 && wide_ways >= 2,
+              "CLQSORT_TEST_EXPECT_WAYS=%s: expected N:W", ways_env);
     check_reference_sort();
     clqsort_context *ctx = tu_create_or_die();
     static const size_t sizes[] = {2, 3, 17, 64, 1000, 4097, 65537, 300000};
@@ -281,6 +307,7 @@ int main(int argc, char **argv)
                     s = clqsort_sort_host(ctx, out, n, type, flags);
                     CHECK(s == CLQSORT_SUCCESS, "%s n=%zu %s: %s", tu_type_names[t], n, tu_dist_name((tu_dist)d),
                           clqsort_last_error(ctx));
+                    check_ways(ctx, n, tu_type_names[t]);
                     CHECK(tu_verify_typed(type, desc, in, out, n, why, sizeof why), "%s %s n=%zu %s: %s", tu_type_names[t],
                           desc ? "descending" : "ascending", n, tu_dist_name((tu_dist)d), why);
                 }
