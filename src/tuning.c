@@ -34,9 +34,9 @@ static const tuning_entry table[] = {
      * wide 15: sorts of 15/16 x 2^28 uint32 keys and more split 512 ways, in 2 levels instead of 3:
      * 2^28 in 6.57 ms against 7.89 (H200, call 189); 2^27 and 3 x 2^26 were faster with 256
      * (2.98 and 4.26 ms against 3.22 and 4.85, call 190). The same rule for 8- and 12-byte
-     * elements (their lq_max is smaller, so they widen sooner): uint64 2^27 5.21 ms against 6.26,
-     * uint32 + 8-byte values 2^26 4.34 against 4.61; uint64 2^26 stays (2.66 wide, 2.49 not;
-     * call 193) */
+     * elements (their lq_max is smaller, so they widen sooner): uint64 2^27 5.24 ms against 6.29,
+     * double 2^27 5.69 against 6.80 (call 196), uint32 + 8-byte values 2^26 4.34 against 4.61;
+     * uint64 2^26 stays (2.66 wide, 2.49 not; call 193) */
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
