@@ -85,9 +85,9 @@ static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
 {
     /* per bucket: five uints and two codes (count pass), count and target (sort pass); the scan
      * takes two uints per work-item; both the table of sequences */
-    const cl_ulong table = 4ull * CLQ_SEQ_TABLE;
-    const cl_ulong count = (cl_ulong)t->gq_ways * (5 * 4 + 2 * 8) + 8ull * t->gq_wg + table + 64;
-    const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * kb + 8ull * t->gq_ways + 8ull * t->gq_wg + table + 64;
+    const cl_ulong seqs = 4ull * CLQ_SEQ_TABLE;
+    const cl_ulong count = (cl_ulong)t->gq_ways * (5 * 4 + 2 * 8) + 8ull * t->gq_wg + seqs + 64;
+    const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * kb + 8ull * t->gq_ways + 8ull * t->gq_wg + seqs + 64;
     return count > sort ? count : sort;
 }
 

@@ -210,13 +210,6 @@ static void check_root_slices(clqsort_context *ctx, const clqsort_info *info)
     free(out);
 }
 
-static int cmp_bits(const void *a, const void *b)
-{
-    uint64_t x = 0, y = 0;
-    memcpy(&x, a, 8), memcpy(&y, b, 8);
-    return (x > y) - (x < y);
-}
-
 /* The reference sort itself, against qsort: random bit patterns of every type (NaNs, both zeros)
  * and the type's edge values, with and without NaNs (for 4-byte keys its fast path skips the bit
  * passes when no NaN is there). In order by the code, and the same multiset of bit patterns. */
@@ -254,7 +247,7 @@ static void check_reference_sort(void)
                     a[i] = b[i] = 0;
                     memcpy(&a[i], bytes + i * w, w), memcpy(&b[i], o + i * w, w);
                 }
-                qsort(a, n, 8, cmp_bits), qsort(b, n, 8, cmp_bits);
+                qsort(a, n, 8, tu_cmp_u64), qsort(b, n, 8, tu_cmp_u64);
                 CHECK(!memcmp(a, b, sizeof a), "reference sort, %s %s%s: not a permutation of its input",
                       tu_type_names[t], desc ? "desc" : "asc", with_nan ? " with NaNs" : "");
             }

@@ -284,9 +284,10 @@ static uint64_t *load_u64(const unsigned char *keys, size_t n, size_t w)
     return a;
 }
 
-static int cmp_u64(const void *a, const void *b)
+int tu_cmp_u64(const void *a, const void *b)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    uint64_t x = 0, y = 0;
+    memcpy(&x, a, 8), memcpy(&y, b, 8);
     return (x > y) - (x < y);
 }
 
@@ -337,7 +338,7 @@ void tu_sort_typed(clqsort_key_type t, int desc, void *keys, size_t n)
             size_t first_nan = n;
             while (first_nan > 0 && is_nan64(a[first_nan - 1]))
                 first_nan--;
-            qsort(a + first_nan, n - first_nan, sizeof *a, cmp_u64);
+            qsort(a + first_nan, n - first_nan, sizeof *a, tu_cmp_u64);
         }
         for (size_t i = 0; i < n; i++)
             memcpy(k + 8 * i, &a[i], 8);

@@ -66,6 +66,8 @@ size_t tu_width_of(clqsort_key_type t);
 uint64_t tu_code_of(clqsort_key_type t, const unsigned char *key);
 /* CPU reference sort by (code, raw bits); reversed for desc. */
 void tu_sort_typed(clqsort_key_type t, int desc, void *keys, size_t n);
+/* qsort's comparator of 64-bit unsigned words (bit patterns, NaN payloads). */
+int tu_cmp_u64(const void *a, const void *b);
 /* 1 if out[0, n) is in the order (descending if desc) and holds exactly the bit patterns of
  * in[0, n); else 0 with the reason in why. */
 int tu_verify_typed(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out, size_t n,
