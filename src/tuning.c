@@ -33,7 +33,7 @@ static const tuning_entry table[] = {
      * ms against 0.192 / 0.323 / 0.424 with 16 (H200, call 90), its empty levels launching faster.
      * wide 15: sorts of 15/16 x 2^28 uint32 keys and more split 512 ways, in 2 levels instead of 3:
      * 2^28 in 6.57 ms against 7.89 (H200, call 189); 2^27 and 3 x 2^26 were faster with 256
-     * (2.98 and 4.26 ms against 3.22 and 4.85, call 190). The same rule for 8- and 12-byte
+     * (2.98 and 4.26 ms against 3.22 and 4.85, call 190). The same rule for 8- to 16-byte
      * elements (their lq_max is smaller, so they widen sooner): uint64 2^27 5.24 ms against 6.29,
      * double 2^27 5.69 against 6.80 (call 196), uint32 + 8-byte values 2^26 4.34 against 4.61;
      * uint64 2^26 stays (2.66 wide, 2.49 not; call 193) */
