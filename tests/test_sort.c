@@ -76,14 +76,10 @@ int main(int argc, char **argv)
               info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop");
     }
 
-    /* CLQSORT_TEST_EXPECT_WAYS=N:W: sorts of at least N keys must report W phase-one ways (a wide
-     * program, with a tuning's `wide` set), shorter ones W / 2, so that a run meant to test wide
-     * programs cannot pass without them */
-    const char *ways_env = getenv("CLQSORT_TEST_EXPECT_WAYS");
-    unsigned long wide_from = 0, wide_ways = 0;
-    if (ways_env)
-        CHECK(sscanf(ways_env, "%lu:%lu", &wide_from, &wide_ways) == 2 && wide_ways >= 2,
-              "CLQSORT_TEST_EXPECT_WAYS=%s: expected N:W", ways_env);
+    /* tu_expect_ways: sorts of at least N keys must report W phase-one ways, and here shorter
+     * ones W / 2 (uint32 keys alone: one threshold) */
+    unsigned long wide_from, wide_ways;
+    tu_expect_ways(&wide_from, &wide_ways);
 
     /* small sizes and primes */
     static const size_t small[] = {0, 1, 2, 3, 4, 5, 7, 11, 13, 17, 31, 61, 97, 127, 251, 509, 1021, 2039};

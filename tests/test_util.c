@@ -165,6 +165,14 @@ void tu_counting_free(void *p)
     free(p);
 }
 
+void tu_expect_ways(unsigned long *from, unsigned long *ways)
+{
+    *from = *ways = 0;
+    const char *env = getenv("CLQSORT_TEST_EXPECT_WAYS");
+    if (env)
+        CHECK(sscanf(env, "%lu:%lu", from, ways) == 2 && *ways >= 2, "CLQSORT_TEST_EXPECT_WAYS=%s: expected N:W", env);
+}
+
 clqsort_context *tu_create_or_die(void)
 {
     clqsort_context *ctx;

@@ -27,6 +27,11 @@ extern _Atomic int tu_passed, tu_failed;
 
 /* Prints "N passed, N failed" and returns the process exit code. */
 int tu_finish(const char *name);
+/* CLQSORT_TEST_EXPECT_WAYS=N:W (tests/CMakeLists.txt: sort_wide, types_wide): sorts of at least
+ * N keys must report W phase-one ways, so that a run meant to test wide programs cannot pass
+ * without them. Sets *from and *ways; *ways is 0 without the variable, and a malformed one fails
+ * a check. */
+void tu_expect_ways(unsigned long *from, unsigned long *ways);
 
 typedef enum tu_dist {
     TU_UNIFORM, TU_GAUSSIAN, TU_BUCKET, TU_STAGGERED, TU_SORTED, TU_REVERSE, TU_ALL_EQUAL,
