@@ -489,6 +489,22 @@ void tu_index_values(unsigned char *values, size_t value_bytes, size_t n)
     }
 }
 
+/* The index a value holds (4 or 8 bytes, little-endian). Read at its own width: copying 4 bytes
+ * into a zeroed 8-byte word and loading the word cannot be forwarded from the store, and in the
+ * checks' loops, whose next load is a cache miss, that stall serialised the misses (a 2^24 check
+ * took 3.4 s with 4-byte values against 1.0 s with 8-byte ones). */
+static uint64_t value_at(const unsigned char *values, size_t value_bytes, size_t i)
+{
+    if (value_bytes == 4) {
+        uint32_t v;
+        memcpy(&v, values + i * 4, 4);
+        return v;
+    }
+    uint64_t v;
+    memcpy(&v, values + i * 8, 8);
+    return v;
+}
+
 int tu_verify_values(clqsort_key_type t, const unsigned char *in, const unsigned char *out_keys,
                      const unsigned char *out_values, size_t value_bytes, size_t n, char *why, size_t why_size)
 {
@@ -500,8 +516,7 @@ int tu_verify_values(clqsort_key_type t, const unsigned char *in, const unsigned
     }
     int ok = 1;
     for (size_t i = 0; i < n && ok; i++) {
-        uint64_t v = 0;
-        memcpy(&v, out_values + i * value_bytes, value_bytes);
+        const uint64_t v = value_at(out_values, value_bytes, i);
         if (v >= n || seen[v] || memcmp(out_keys + i * w, in + v * w, w)) {
             snprintf(why, why_size, "at %zu: value %llu is not the input position of its key, or repeats", i,
                      (unsigned long long)v);
@@ -526,9 +541,7 @@ int tu_verify_stable(clqsort_key_type t, const unsigned char *out_keys, const un
 {
     const size_t w = tu_width_of(t);
     for (size_t i = 1; i < n; i++) {
-        uint64_t a = 0, b = 0;
-        memcpy(&a, out_values + (i - 1) * value_bytes, value_bytes);
-        memcpy(&b, out_values + i * value_bytes, value_bytes);
+        const uint64_t a = value_at(out_values, value_bytes, i - 1), b = value_at(out_values, value_bytes, i);
         if (!memcmp(out_keys + (i - 1) * w, out_keys + i * w, w) && a >= b) {
             snprintf(why, why_size, "equal keys out of input order at %zu", i);
             return 0;
@@ -617,8 +630,7 @@ int tu_verify_segments(clqsort_key_type t, int desc, const unsigned char *in, co
             ok = 0;
         }
         for (size_t j = b; ok && value_bytes && j < e; j++) {
-            uint64_t v = 0;
-            memcpy(&v, out_values + j * value_bytes, value_bytes);
+            const uint64_t v = value_at(out_values, value_bytes, j);
             if (v < b || v >= e || seen[v] || memcmp(in + v * w, out + j * w, w)) {
                 snprintf(why, why_size, "segment %zu [%zu, %zu): value %llu at %zu is not the position of its key",
                          i, b, e, (unsigned long long)v, j);
