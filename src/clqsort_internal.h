@@ -97,8 +97,9 @@ typedef struct clq_tuning {
                            * its work-items exchanging keys through local memory (1) or by PTX
                            * shuffles (2, NVIDIA); 0: by phase two's ranking, like shorter ones */
     unsigned wide;        /* a sort whose buckets after two phase-one levels would hold at least
-                           * wide / 16 of lq_max keys on average takes a program of 2 x gq_ways
-                           * (clq_tuning_of_sort); 0: never */
+                           * wide / 16 of lq_max keys on average takes a program of 2 x gq_ways,
+                           * and one of 4-byte keys whose buckets after one level would, but not
+                           * after one of 2 x gq_ways (clq_tuning_of_sort); 0: never */
 } clq_tuning;
 
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
@@ -229,7 +230,7 @@ int clq_tuning_widen(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning
 /* The tuning of a sort of `count` keys, and whether it takes the wide program (*wide): only a
  * plain sort (`plain`: one sequence, neither stable nor partial), of keys alone or pairs, the
  * cases measured (docs/PERFORMANCE.md, "Twice the ways for the largest sorts" and "Wide
- * programs for every key and value size"). */
+ * programs for every key and value size", "A second level saved for 4-byte keys"). */
 clqsort_status clq_tuning_of_sort(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, size_t count,
                                   int plain, clq_tuning *t, int *wide);
 unsigned clq_key_bytes(clqsort_key_type type);

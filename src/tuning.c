@@ -36,7 +36,9 @@ static const tuning_entry table[] = {
      * (2.98 and 4.26 ms against 3.22 and 4.85, call 190). The same rule for 8- to 16-byte
      * elements (their lq_max is smaller, so they widen sooner): uint64 2^27 5.24 ms against 6.29,
      * double 2^27 5.69 against 6.80 (call 196), uint32 + 8-byte values 2^26 4.34 against 4.61;
-     * uint64 2^26 stays (2.66 wide, 2.49 not; call 193) */
+     * uint64 2^26 stays (2.66 wide, 2.49 not; call 193). One level down, 4-byte keys from
+     * 15/16 x 2^20 to 15/8 x 2^20 (fewer with values): uint32 2^20 in 0.119 ms against 0.131
+     * (call 206; clq_tuning_of_sort) */
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
@@ -303,13 +305,20 @@ clqsort_status clq_tuning_of_sort(clqsort_context *ctx, clqsort_key_type type, u
                                   int plain, clq_tuning *t, int *wide)
 {
     CLQ_TRY(clq_tuning_of(ctx, type, value_bytes, t));
-    /* Two levels of gq_ways leave count / gq_ways^2 keys per bucket on average; from wide / 16
-     * of lq_max on, enough buckets outgrow phase two that a third level runs (H200: uint32 2^28
-     * took 3 levels with 256 ways, 2^27 took 2; uint64 2^27 3 levels, 2^26 2). lq_max is the
-     * element's own (wider keys and values: fewer), so one rule serves every key and value size. */
+    /* L levels of gq_ways leave count / gq_ways^L keys per bucket on average; from wide / 16 of
+     * lq_max on, enough buckets outgrow phase two that one more level runs. lq_max is the
+     * element's own (wider keys and values: fewer), so the rule serves every key and value size.
+     * - A third level (L = 2): uint32 2^28 took 3 levels with 256 ways and 2 with 512 (H200),
+     *   uint64 2^27 the same; 2^27 and 2^26 took 2 either way and were faster with 256.
+     * - A second level (L = 1), for 4-byte keys, up to where 2 x gq_ways need one as well (the
+     *   tile path has no phase one). With 512 ways (H200) uint32 from 2^20 to 1.75 x 2^20 took
+     *   0.79-0.91 of the time, uint32 + 4-byte values 0.82-0.89, uint32 + 8-byte values 0.70-0.84
+     *   (call 206); uint64 took 1.01-1.21 in its window (calls 203-204). */
     const unsigned elem_bytes = clq_key_bytes(type) + value_bytes;
-    *wide = plain && t->wide &&
-            (cl_ulong)count * 16u >= (cl_ulong)t->gq_ways * t->gq_ways * t->lq_max * t->wide &&
-            clq_tuning_widen(ctx, elem_bytes, t);
+    const cl_ulong c16 = (cl_ulong)count * 16u, one = (cl_ulong)t->gq_ways * t->lq_max * t->wide;
+    const int third = c16 >= one * t->gq_ways;
+    const int second = clq_key_bytes(type) == 4 && c16 >= one && c16 < 2u * one &&
+                       count > (size_t)t->small_tiles * t->lq_max;
+    *wide = plain && t->wide && (third || second) && clq_tuning_widen(ctx, elem_bytes, t);
     return CLQSORT_SUCCESS;
 }

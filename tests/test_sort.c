@@ -76,10 +76,10 @@ int main(int argc, char **argv)
               info.path == CLQSORT_PATH_DEVICE_ENQUEUE ? "device-enqueue" : "host-loop");
     }
 
-    /* tu_expect_ways: sorts of at least N keys must report W phase-one ways, and here shorter
-     * ones W / 2 (uint32 keys alone: one threshold) */
-    unsigned long wide_from, wide_ways;
-    tu_expect_ways(&wide_from, &wide_ways);
+    /* tu_expect_ways: sorts of the counts listed must report W phase-one ways, and here every
+     * other sort W / 2 (uint32 keys alone: the list is exact) */
+    tu_ways_spec wide;
+    tu_expect_ways(&wide);
 
     /* small sizes and primes */
     static const size_t small[] = {0, 1, 2, 3, 4, 5, 7, 11, 13, 17, 31, 61, 97, 127, 251, 509, 1021, 2039};
@@ -140,10 +140,11 @@ int main(int argc, char **argv)
                 CHECK(st.host_round_trips == 1 && (expect_enqueue ? st.kernel_launches >= 2 : 1),
                       "n=%zu: %u launches, %u round trips (%s path)", n, st.kernel_launches, st.host_round_trips,
                       expect_enqueue ? "device-enqueue" : "host-loop");
-            if (wide_ways && n >= 2)
-                CHECK(st.phase_one_ways == (n >= wide_from ? wide_ways : wide_ways / 2),
-                      "n=%zu: %u phase-one ways, expected %lu", n, st.phase_one_ways,
-                      n >= wide_from ? wide_ways : wide_ways / 2);
+            if (wide.ways && n >= 2) {
+                const unsigned long want = tu_ways_wide_at(&wide, n) ? wide.ways : wide.ways / 2;
+                CHECK(st.phase_one_ways == want, "n=%zu: %u phase-one ways, expected %lu", n, st.phase_one_ways,
+                      want);
+            }
         }
     }
     printf("sizes tested: %zu (0 .. %zu), distributions: %d\n", nsizes, max_n, TU_DIST_COUNT);

@@ -17,18 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* tu_expect_ways (types_wide): every sort of at least N keys, keys alone or pairs, must report W
- * phase-one ways. Shorter ones are not checked: each element size widens from its own count. */
-static unsigned long wide_from, wide_ways;
+/* tu_expect_ways (types_wide): every sort of the counts listed, keys alone or pairs, must report
+ * W phase-one ways. Others are not checked: each element size widens from its own count. */
+static tu_ways_spec wide;
 
 static void check_ways(clqsort_context *ctx, size_t n, const char *what)
 {
-    if (!wide_ways || n < wide_from)
+    if (!wide.ways || !tu_ways_wide_at(&wide, n))
         return;
     clqsort_stats st;
     clqsort_get_stats(ctx, &st);
-    CHECK(st.phase_one_ways == wide_ways, "%s n=%zu: %u phase-one ways, expected %lu", what, n, st.phase_one_ways,
-          wide_ways);
+    CHECK(st.phase_one_ways == wide.ways, "%s n=%zu: %u phase-one ways, expected %lu", what, n, st.phase_one_ways,
+          wide.ways);
 }
 
 /* Sorts n keys with their indices as values (value_size 4 or 8) on the device; checks order, and
@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 {
     (void)argv;
     const int large = argc > 1;
-    tu_expect_ways(&wide_from, &wide_ways);
+    tu_expect_ways(&wide);
     check_reference_sort();
     clqsort_context *ctx = tu_create_or_die();
     static const size_t sizes[] = {2, 3, 17, 64, 1000, 4097, 65537, 300000};

@@ -1,6 +1,7 @@
 /* test_util.c - see test_util.h. */
 #include "test_util.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -165,12 +166,43 @@ void tu_counting_free(void *p)
     free(p);
 }
 
-void tu_expect_ways(unsigned long *from, unsigned long *ways)
+void tu_expect_ways(tu_ways_spec *spec)
 {
-    *from = *ways = 0;
+    memset(spec, 0, sizeof *spec);
     const char *env = getenv("CLQSORT_TEST_EXPECT_WAYS");
-    if (env)
-        CHECK(sscanf(env, "%lu:%lu", from, ways) == 2 && *ways >= 2, "CLQSORT_TEST_EXPECT_WAYS=%s: expected N:W", env);
+    if (!env)
+        return;
+    int ok = 1;
+    for (const char *p = env; ok && *p;) {
+        unsigned long lo, hi = ULONG_MAX, ways;
+        int used = 0;
+        if (sscanf(p, "%lu-%lu:%lu%n", &lo, &hi, &ways, &used) != 3 &&
+            (hi = ULONG_MAX, sscanf(p, "%lu:%lu%n", &lo, &ways, &used) != 2))
+            ok = 0;
+        else if (spec->ranges == TU_WAYS_RANGES || ways < 2 || lo > hi || (spec->ways && ways != spec->ways))
+            ok = 0;
+        else {
+            spec->lo[spec->ranges] = lo;
+            spec->hi[spec->ranges++] = hi;
+            spec->ways = ways;
+            p += used;
+            if (*p == ',')
+                p++;
+            else if (*p)
+                ok = 0;
+        }
+    }
+    CHECK(ok && spec->ranges, "CLQSORT_TEST_EXPECT_WAYS=%s: expected N:W or A-B:W, comma-separated, one W", env);
+    if (!ok)
+        spec->ways = 0;
+}
+
+int tu_ways_wide_at(const tu_ways_spec *spec, size_t n)
+{
+    for (unsigned i = 0; i < spec->ranges; i++)
+        if (n >= spec->lo[i] && n <= spec->hi[i])
+            return 1;
+    return 0;
 }
 
 clqsort_context *tu_create_or_die(void)

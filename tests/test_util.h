@@ -27,11 +27,18 @@ extern _Atomic int tu_passed, tu_failed;
 
 /* Prints "N passed, N failed" and returns the process exit code. */
 int tu_finish(const char *name);
-/* CLQSORT_TEST_EXPECT_WAYS=N:W (tests/CMakeLists.txt: sort_wide, types_wide): sorts of at least
- * N keys must report W phase-one ways, so that a run meant to test wide programs cannot pass
- * without them. Sets *from and *ways; *ways is 0 without the variable, and a malformed one fails
- * a check. */
-void tu_expect_ways(unsigned long *from, unsigned long *ways);
+/* CLQSORT_TEST_EXPECT_WAYS (tests/CMakeLists.txt: sort_wide, types_wide): a comma-separated list
+ * of key counts, each "N:W" (N keys and more) or "A-B:W" (A to B keys), the same W in all: sorts
+ * of those counts must report W phase-one ways, so that a run meant to test wide programs cannot
+ * pass without them. ways is 0 without the variable; a malformed one fails a check. */
+#define TU_WAYS_RANGES 4
+typedef struct tu_ways_spec {
+    unsigned long lo[TU_WAYS_RANGES], hi[TU_WAYS_RANGES], ways;
+    unsigned ranges;
+} tu_ways_spec;
+void tu_expect_ways(tu_ways_spec *spec);
+/* Whether a sort of n keys is to report spec->ways. */
+int tu_ways_wide_at(const tu_ways_spec *spec, size_t n);
 
 typedef enum tu_dist {
     TU_UNIFORM, TU_GAUSSIAN, TU_BUCKET, TU_STAGGERED, TU_SORTED, TU_REVERSE, TU_ALL_EQUAL,
