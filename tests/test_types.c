@@ -31,8 +31,9 @@ static void check_ways(clqsort_context *ctx, size_t n, const char *what)
           wide.ways);
 }
 
-/* Sorts n keys with their indices as values (value_size 4 or 8) on the device; checks order, and
- * that each output pair (key, index) was an input pair and every index comes out once. */
+/* Sorts n keys with their indices as values (value_size 4 or 8) on the device; checks the keys
+ * against the reference sort, and that each output pair (key, index) was an input pair and every
+ * index comes out once (tu_verify_pairs). */
 static void check_pairs(clqsort_context *ctx, clqsort_key_type t, int desc, size_t vsize, const unsigned char *in,
                         size_t n, const char *what)
 {
@@ -40,11 +41,7 @@ static void check_pairs(clqsort_context *ctx, clqsort_key_type t, int desc, size
     cl_context c = clqsort_cl_context(ctx);
     cl_command_queue q = clqsort_cl_queue(ctx);
     unsigned char *vals = malloc(n * vsize + 8), *outk = malloc(n * w + 8), *outv = malloc(n * vsize + 8);
-    unsigned char *seen = calloc(n + 1, 1);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = i;
-        memcpy(vals + i * vsize, &v, vsize); /* little-endian: the low bytes */
-    }
+    tu_index_values(vals, vsize, n);
     cl_int err;
     cl_mem kb = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * w, (void *)in, &err);
     cl_mem vb = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * vsize, vals, &err);
@@ -53,30 +50,12 @@ static void check_pairs(clqsort_context *ctx, clqsort_key_type t, int desc, size
     check_ways(ctx, n, tu_type_names[t]);
     clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * w, outk, 0, NULL, NULL);
     clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * vsize, outv, 0, NULL, NULL);
-    int ok = 1;
-    for (size_t i = 0; i < n && ok; i++) {
-        uint64_t v = 0;
-        memcpy(&v, outv + i * vsize, vsize);
-        if (v >= n || seen[v] || memcmp(outk + i * w, in + v * w, w)) {
-            ok = 0;
-            CHECK(0, "pairs %s %zu-byte values %s: output %zu (value %llu) was not an input pair or repeats", tu_type_names[t],
-                  vsize, what, i, (unsigned long long)v);
-        } else {
-            seen[v] = 1;
-        }
-        if (ok && i > 0) {
-            uint64_t a = tu_code_of(t, outk + (i - 1) * w), b = tu_code_of(t, outk + i * w);
-            if (desc ? a < b : a > b) {
-                ok = 0;
-                CHECK(0, "pairs %s %s: out of order at %zu", tu_type_names[t], what, i);
-            }
-        }
-    }
-    if (ok)
-        CHECK(1, "pairs");
+    char why[256] = "";
+    CHECK(tu_verify_pairs(t, desc, in, outk, outv, vsize, n, why, sizeof why), "pairs %s %zu-byte values %s: %s",
+          tu_type_names[t], vsize, what, why);
     clReleaseMemObject(kb);
     clReleaseMemObject(vb);
-    free(vals), free(outk), free(outv), free(seen);
+    free(vals), free(outk), free(outv);
 }
 
 /* Bad input of the key-value call: its own status each, both buffers unchanged. */
