@@ -8,6 +8,12 @@
  * input; their bad input (value size, overlapping or short buffers) must be refused, unchanged.
  * Inputs that crowd towards one end of the order must come out sorted with the root slices
  * expected of them (check_root_slices).
+ *
+ *   test_types [--ascending] [--large]
+ *     --ascending: ascending order only. A descending program differs from its ascending one
+ *       only in how codes are made, which every other run of test_types covers; types_wide
+ *       (wide programs) passes it, as every program is a build of its own on pocl.
+ *     --large: every distribution at every size (by default the larger sizes take three).
  */
 #include "test_util.h"
 #include "../cl/clqsort_shared.h" /* CLQ_TILES_MAX */
@@ -127,7 +133,7 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-static void check_root_slices(clqsort_context *ctx, const clqsort_info *info)
+static void check_root_slices(clqsort_context *ctx, const clqsort_info *info, int orders)
 {
     /* more keys than the tile path takes under any tuning (small_tiles is at most CLQ_TILES_MAX
      * tiles of lq_max keys); with gq_ways=16 on the H200, 65536 keys were 16 tiles and took it */
@@ -169,7 +175,7 @@ static void check_root_slices(clqsort_context *ctx, const clqsort_info *info)
             }
             memcpy(in + i * w, &bits, w); /* little-endian: the low bytes */
         }
-        for (int desc = 0; desc < 2 && !(uniform && desc); desc++) {
+        for (int desc = 0; desc < orders && !(uniform && desc); desc++) {
             memcpy(out, in, n * w);
             const clqsort_status s = clqsort_sort_host(ctx, out, n, type, desc ? CLQSORT_DESCENDING : 0);
             if (s == CLQSORT_ERROR_UNSUPPORTED_TYPE && w == 8)
@@ -236,8 +242,17 @@ static void check_reference_sort(void)
 
 int main(int argc, char **argv)
 {
-    (void)argv;
-    const int large = argc > 1;
+    int large = 0, orders = 2;
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--ascending"))
+            orders = 1;
+        else if (!strcmp(argv[a], "--large"))
+            large = 1;
+        else {
+            fprintf(stderr, "usage: test_types [--ascending] [--large]\n");
+            return 2;
+        }
+    }
     tu_expect_ways(&wide);
     check_reference_sort();
     clqsort_context *ctx = tu_create_or_die();
@@ -248,7 +263,7 @@ int main(int argc, char **argv)
     for (int t = 0; t < 6; t++) {
         const clqsort_key_type type = (clqsort_key_type)t;
         const size_t w = tu_width_of(type);
-        for (int desc = 0; desc < 2; desc++) {
+        for (int desc = 0; desc < orders; desc++) {
             const unsigned flags = desc ? CLQSORT_DESCENDING : 0;
             /* the edge values alone, repeated */
             unsigned char e[32 * 8];
@@ -291,7 +306,7 @@ int main(int argc, char **argv)
         for (size_t vs = 4; vs <= 8; vs += 4) {
             if (vs == 8 && type != CLQSORT_KEY_FLOAT && type != CLQSORT_KEY_INT64)
                 continue;
-            for (int desc = 0; desc < 2; desc++)
+            for (int desc = 0; desc < orders; desc++)
                 for (size_t si = 0; si < sizeof pair_sizes / sizeof pair_sizes[0]; si++)
                     for (int d = 0; d < TU_DIST_COUNT; d++) {
                         const size_t n = pair_sizes[si];
@@ -308,7 +323,7 @@ int main(int argc, char **argv)
     check_pairs_refusals(ctx);
     clqsort_info info;
     clqsort_get_info(ctx, &info);
-    check_root_slices(ctx, &info);
+    check_root_slices(ctx, &info, orders);
 
     /* host-array errors */
     CHECK(clqsort_sort_host(ctx, NULL, 10, CLQSORT_KEY_UINT32, 0) == CLQSORT_ERROR_NULL_BUFFER, "NULL host array");
