@@ -310,8 +310,10 @@ clqsort_status clq_tuning_of_sort(clqsort_context *ctx, clqsort_key_type type, u
      * element's own (wider keys and values: fewer), so the rule serves every key and value size.
      * - A third level (L = 2): uint32 2^28 took 3 levels with 256 ways and 2 with 512 (H200),
      *   uint64 2^27 the same; 2^27 and 2^26 took 2 either way and were faster with 256.
-     * - A second level (L = 1), for 4-byte keys, up to where 2 x gq_ways need one as well (the
-     *   tile path has no phase one). With 512 ways (H200) uint32 from 2^20 to 1.75 x 2^20 took
+     * - A second level (L = 1), for 4-byte keys, up to where 2 x gq_ways need one as well, and
+     *   past small_tiles x lq_max keys, which the host loop sorts on the tile path without phase
+     *   one (sort.c, scratch_requests); the bound holds on both paths, so they pick the same program
+     *   for the same count. With 512 ways (H200) uint32 from 2^20 to 1.75 x 2^20 took
      *   0.79-0.91 of the time, uint32 + 4-byte values 0.82-0.89, uint32 + 8-byte values 0.70-0.84
      *   (call 206); uint64 took 1.01-1.21 in its window (calls 203-204). */
     const unsigned elem_bytes = clq_key_bytes(type) + value_bytes;
