@@ -36,7 +36,9 @@
 #define CLQ_ST_POOL_WORDS 26   /* input, 2 words (low, high): the pool buffer's size in uints */
 #define CLQ_ST_ROOT_BASE 28    /* 2 words (low, high): the code integer root slices start from */
 #define CLQ_ST_ROOT_SLICES 30  /* how the root was split: CLQ_SLICE_* (0: code slices) */
-#define CLQ_ST_WORDS 31
+#define CLQ_ST_SEL_SHORT 31    /* 1: a selecting partial sort's levels ended before its selection
+                                  did, and nothing was moved (cl/select.cl); the host goes on */
+#define CLQ_ST_WORDS 32
 
 /* What clear_kernel (cl/segments.cl) clears before a sort, in status[CLQ_ST_CLEAR]. */
 #define CLQ_CLEAR_POOL 1u    /* the whole bucket pool buffer to 0 */

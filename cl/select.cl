@@ -17,12 +17,16 @@
  *                         (local histogram, added to the level's in sel). Once the composites
  *                         below the range's end number at most `cap` (or it is a single
  *                         composite), the selection is done: status[CLQ_ST_COUNT] becomes that
- *                         number, and the host's further levels count nothing. The host
- *                         enqueues as many levels as the widest range needs to get there
- *                         (src/sort.c, select_levels), one more if the first range may fall
- *                         short of k composites.
+ *                         number, and the host's further levels count nothing. Every input
+ *                         gets there in the levels the widest range needs, one more if the
+ *                         first range may fall short of k composites (src/sort.c,
+ *                         select_levels); a blocking call enqueues one level first
+ *                         (select_first_round), and the rest only if the gather says so.
  *   select_gather_kernel  zeroes the k marks of the placement (below) with the whole grid,
- *                         picks from the last level's counts as a level does, then appends
+ *                         picks from the last level's counts as a level does. If the selection
+ *                         is not done, it sets status[CLQ_ST_SEL_SHORT] and the candidates'
+ *                         count to 0, and every later kernel of the round moves nothing (the
+ *                         next round's levels go on from the words in sel). Else it appends
  *                         every composite below the range's end to `cand` (each group stages
  *                         its own in local memory, in the histogram's space, and appends them
  *                         with one atomic), and for k <= CLQ_SEL_SORT_MAX counts those inside
@@ -489,9 +493,11 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
         return;
     const clq_sel_state s = clq_sel_advance(sel, status, launch, k, cap, pbits, loc.hist, scan_tmp, pick);
     clq_sel_store(sel, launch, s);
-    if (!s.done) { /* cannot happen: the host enqueued the levels any input needs */
-        if (get_global_id(0) == 0)
-            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
+    if (!s.done) { /* the levels enqueued so far were not enough: nothing to sort, nothing moved */
+        if (get_global_id(0) == 0) {
+            status[CLQ_ST_SEL_SHORT] = 1u;
+            status[CLQ_ST_COUNT] = 0u; /* the 64-bit program's sort of the candidates sorts none */
+        }
         return;
     }
     const uint level = s.level, top = clq_sel_top(s, pbits), width = clq_sel_width(level, top);
@@ -538,7 +544,7 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
  * perhaps an earlier sort's; cannot happen, reported by clq_sel_stash). */
 inline uint clq_sel_may_place(__global const uint *sel, __global const uint *status)
 {
-    return !status[CLQ_ST_ERROR] && sel[CLQ_SEL_TAKEN] == status[CLQ_ST_COUNT];
+    return !status[CLQ_ST_ERROR] && !status[CLQ_ST_SEL_SHORT] && sel[CLQ_SEL_TAKEN] == status[CLQ_ST_COUNT];
 }
 
 /* The two steps that put the answer cand[0, k) in place, each over i = first, first + step, ...
@@ -697,6 +703,8 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     __local uint pick[3];
     __local uint taken;
+    if (status[CLQ_ST_SEL_SHORT]) /* the gather found the selection unfinished: the host goes on */
+        return;
     const uint lid = get_local_id(0), m = status[CLQ_ST_COUNT]; /* <= cap: the pick clamps it */
     /* from where the selection stopped (the gather's state): the range, the candidates below it
      * and (counted by the gather) the next level's counts; end: the candidates below the range's

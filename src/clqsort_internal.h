@@ -165,6 +165,7 @@ typedef struct clq_pending {
     unsigned serial;       /* its position among the context's enqueued sorts, from 1 */
     cl_uint seq_cap, leaf_cap;
     int selecting;         /* a selecting partial sort: status[CLQ_ST_COUNT] is its candidates */
+    int may_stop_short;    /* ... whose levels may end before its selection (CLQ_ST_SEL_SHORT) */
     clqsort_stats stats;   /* the host's counts; the device's are added when collected */
 } clq_pending;
 
@@ -208,6 +209,8 @@ struct clqsort_context {
 
     clqsort_stats stats;      /* counters of the sort in progress */
     clqsort_stats last_stats; /* of the last successful sort (clqsort_get_stats) */
+    int selection_short;      /* the slot just collected stopped short of its selection (sort.c
+                                 goes on with its counters in stats) */
     /* CLQSORT_PROFILE: events of the host's launches, printed after each sort per kernel (1) or
      * per kernel and per launch (2); 0: off */
     int profile;
@@ -274,6 +277,7 @@ typedef struct clq_plan {
     cl_ulong select_key_offset, select_value_offset;
     cl_uint select_count;              /* the caller's keys; `count` is the candidates' capacity */
     cl_uint select_value_bytes, select_pbits;
+    unsigned select_from, select_to;   /* the selection's levels enqueued in this round (sort.c) */
     cl_uint count;
     cl_uint topk;                      /* the first topk positions come out sorted (count: all) */
     cl_uint seq_cap, pool_cap, leaf_cap;

@@ -4,7 +4,8 @@
  * Each sort writes its input words to the device at its start and reads its output words back
  * at its end, both without blocking, through a slot of the context that keeps them until the
  * read's event has completed. A blocking call waits for that event at once and checks the words
- * (the one host round trip of a sort); clqsort_enqueue_* leave the slot pending, and the words
+ * (the one host round trip of a sort; a selection whose first round stopped short goes on in a
+ * second, sort.c); clqsort_enqueue_* leave the slot pending, and the words
  * are checked when the slot is collected: by clqsort_finish, by a later blocking call, or by an
  * enqueue that finds every slot taken. A failure found then is kept in ctx->deferred for
  * clqsort_finish, worded for the call that enqueued the sort.
@@ -133,6 +134,11 @@ static clqsort_status check_words(const clq_pending *slot, char *msg, size_t siz
                  slot->leaf_cap);
         return CLQSORT_ERROR_INTERNAL;
     }
+    if (st[CLQ_ST_SEL_SHORT] && !slot->may_stop_short) { /* cannot happen: every level was enqueued */
+        snprintf(msg, size, "the partial sort's selection was unfinished after the most levels any input needs; "
+                            "no key was moved");
+        return CLQSORT_ERROR_INTERNAL;
+    }
     return CLQSORT_SUCCESS;
 }
 
@@ -161,7 +167,12 @@ static clqsort_status collect(clqsort_context *ctx, clq_pending *slot, char *msg
     slot->stats.selected_keys = slot->selecting ? slot->out[CLQ_ST_COUNT] : 0;
     slot->stats.root_slices = slot->out[CLQ_ST_ROOT_SLICES];
     slot->stats.kernel_launches += slot->out[CLQ_ST_LAUNCHES];
-    ctx->last_stats = slot->stats;
+    /* a selection that stopped short is not a finished sort: its caller goes on from the counts */
+    ctx->selection_short = slot->may_stop_short && slot->out[CLQ_ST_SEL_SHORT];
+    if (ctx->selection_short)
+        ctx->stats = slot->stats;
+    else
+        ctx->last_stats = slot->stats;
     return CLQSORT_SUCCESS;
 }
 

@@ -594,16 +594,18 @@ static unsigned select_levels(const clq_plan *plan)
     return levels + (CLQ_SEL_RANK((cl_ulong)plan->select_count, k) < k);
 }
 
-/* Before the sort of the candidates: the first range from a sample (launch 0, which clears the
- * selection's words), the levels that narrow it (1 to select_levels; those after the last needed
- * return at once), the gathering (the launch after them, which clears the placement's marks). */
+/* Before the sort of the candidates: in a first round the first range from a sample (launch 0,
+ * which clears the selection's words); the levels select_from to select_to, which narrow it
+ * (those after the last needed return at once); the gathering (the launch after them, which
+ * clears the placement's marks). A later round goes on from the levels before it, whose state
+ * and counts the selection's words keep. */
 static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan)
 {
-    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1, 0));
-    const unsigned levels = select_levels(plan);
-    for (unsigned level = 1; level <= levels; level++)
+    if (plan->select_from == 1)
+        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1, 0));
+    for (unsigned level = plan->select_from; level <= plan->select_to; level++)
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_HIST, plan->select_count, level));
-    return launch_select_kernel(ctx, plan, CLQ_SELECT_GATHER, plan->select_count, levels + 1);
+    return launch_select_kernel(ctx, plan, CLQ_SELECT_GATHER, plan->select_count, plan->select_to + 1);
 }
 
 /* After the sort of the candidates: the answer into the first k positions, the keys there into
@@ -629,6 +631,52 @@ typedef struct sort_call {
 } sort_call;
 
 static const sort_call blocking = {NULL, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL};
+
+/* The levels a selection's first round enqueues (select_from = 1 to this). A blocking call
+ * enqueues one: it is enough for most inputs (uniform keys at every k), while select_levels
+ * counts the levels of the widest first range and of a sample that falls short, each an idle
+ * launch of 0.005-0.008 ms on an H200 where the first level was enough (docs/PERFORMANCE.md).
+ * The gather of a round whose levels were too few moves nothing and says so in the status
+ * words; the call then enqueues the rest (run_sort), one more wait. An enqueued call cannot go
+ * on after its return: it enqueues every level at once. */
+static unsigned select_first_round(const clq_plan *plan, const sort_call *call)
+{
+    return call->enqueue ? select_levels(plan) : 1;
+}
+
+/* One round of a sort's commands in its slot (taken): the status inputs after the caller's
+ * events, the kernels, the status outputs' read, and for an enqueue call the event of that
+ * read. A selection enqueues its levels select_from to select_to. */
+static clqsort_status enqueue_round(clqsort_context *ctx, clq_plan *plan, const sort_call *call)
+{
+    clqsort_status s = start_sort(ctx, plan, call->nwait, call->wait);
+    plan->slot->may_stop_short = !call->enqueue && plan->select && plan->select_to < select_levels(plan);
+    if (s == CLQSORT_SUCCESS && plan->stable)
+        s = launch_stable(ctx, plan, plan->stable->stable_pack, "stable_pack_kernel");
+    if (s == CLQSORT_SUCCESS && plan->select)
+        s = launch_selection(ctx, plan);
+    if (s == CLQSORT_SUCCESS && plan->segments)
+        s = launch_segments(ctx, plan);
+    if (s == CLQSORT_SUCCESS && select_in_one_group(plan)) /* the launch after the gather */
+        s = launch_select_kernel(ctx, plan, CLQ_SELECT_SORT, 1, plan->select_to + 2);
+    else if (s == CLQSORT_SUCCESS)
+        s = ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, plan) : clq_run_host_loop(ctx, plan);
+    if (s == CLQSORT_SUCCESS && plan->stable)
+        s = launch_stable(ctx, plan, plan->stable->stable_unpack, "stable_unpack_kernel");
+    if (s == CLQSORT_SUCCESS && plan->select && !select_in_one_group(plan))
+        s = launch_placement(ctx, plan);
+    if (s == CLQSORT_SUCCESS)
+        s = clq_read_status(ctx, plan->slot);
+    if (s == CLQSORT_SUCCESS && call->event) {
+        const cl_int err = clRetainEvent(plan->slot->done);
+        if (err != CL_SUCCESS)
+            s = clq_fail_cl(ctx, err, "clRetainEvent", "the sort's event");
+        else
+            *call->event = plan->slot->done;
+    }
+    plan->slot->stats = ctx->stats;
+    return s;
+}
 
 /* A validated sort (plan: the caller's buffers and offsets): program, scratch and kernel
  * arguments, none of which touches the caller's buffers, then the sort's commands in a slot
@@ -663,53 +711,40 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
         CLQ_TRY(set_select_args(ctx, plan));
     if (!select_in_one_group(plan)) /* which sorts no keys with the program */
         CLQ_TRY(set_buffer_args(ctx, plan));
-    CLQ_TRY(clq_take_slot(ctx, clq_current_api(), &plan->slot));
-
+    plan->select_from = 1;
+    plan->select_to = plan->select ? select_first_round(plan, call) : 0;
     ctx->enqueuing = call->enqueue;
     if (ctx->profile)
         host[1] = host_ms();
-    clqsort_status s = start_sort(ctx, plan, call->nwait, call->wait);
-    if (s == CLQSORT_SUCCESS && plan->stable)
-        s = launch_stable(ctx, plan, plan->stable->stable_pack, "stable_pack_kernel");
-    if (s == CLQSORT_SUCCESS && plan->select)
-        s = launch_selection(ctx, plan);
-    if (s == CLQSORT_SUCCESS && plan->segments)
-        s = launch_segments(ctx, plan);
-    if (s == CLQSORT_SUCCESS)
-        s = select_in_one_group(plan)                  ? launch_select_kernel(ctx, plan, CLQ_SELECT_SORT, 1, select_levels(plan) + 2)
-            : ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? clq_run_device_enqueue(ctx, plan)
-                                                       : clq_run_host_loop(ctx, plan);
-    if (s == CLQSORT_SUCCESS && plan->stable)
-        s = launch_stable(ctx, plan, plan->stable->stable_unpack, "stable_unpack_kernel");
-    if (s == CLQSORT_SUCCESS && plan->select && !select_in_one_group(plan))
-        s = launch_placement(ctx, plan);
-    if (s == CLQSORT_SUCCESS)
-        s = clq_read_status(ctx, plan->slot);
-    if (s == CLQSORT_SUCCESS && call->event) {
-        const cl_int err = clRetainEvent(plan->slot->done);
-        if (err != CL_SUCCESS)
-            s = clq_fail_cl(ctx, err, "clRetainEvent", "the sort's event");
-        else
-            *call->event = plan->slot->done;
-    }
-    plan->slot->stats = ctx->stats;
-    if (ctx->profile)
-        host[2] = host_ms();
-    if (s != CLQSORT_SUCCESS) {
-        /* nothing of this sort may run on after it returns; the first failure is the message */
-        (void)clFinish(ctx->queue);
-        clq_append(ctx, "; the keys may have changed");
-        clq_drop_slot(ctx, plan->slot);
-    } else {
+    clqsort_status s;
+    do { /* one round; a second where the first round's selection stopped short */
+        CLQ_TRY(clq_take_slot(ctx, clq_current_api(), &plan->slot));
+        s = enqueue_round(ctx, plan, call);
+        if (ctx->profile)
+            host[2] = host_ms();
+        if (s != CLQSORT_SUCCESS) {
+            /* nothing of this sort may run on after it returns; the first failure is the message */
+            (void)clFinish(ctx->queue);
+            clq_append(ctx, "; the keys may have changed");
+            clq_drop_slot(ctx, plan->slot);
+            break;
+        }
         /* every kernel that used a bucket record clears it, so a sort found successful leaves
          * the pool clear; one that is only enqueued is not known to be yet */
         if (plan->records)
             ctx->pool_clear = !call->enqueue;
         if (plan->segments)
             ctx->windows_clear = !call->enqueue;
-        if (!call->enqueue && (s = clq_collect_all(ctx, 1)) != CLQSORT_SUCCESS)
+        if (call->enqueue)
+            break;
+        ctx->selection_short = 0;
+        if ((s = clq_collect_all(ctx, 1)) != CLQSORT_SUCCESS) {
             (void)clFinish(ctx->queue); /* a failed wait: nothing of the sort may run on after the return */
-    }
+            break;
+        }
+        plan->select_from = plan->select_to + 1; /* if it stopped short: the levels left */
+        plan->select_to = plan->select ? select_levels(plan) : 0;
+    } while (ctx->selection_short);
     if (ctx->profile)
         host[3] = host_ms();
     finish_profile(ctx, plan, s, host);

@@ -523,7 +523,7 @@ static void partial_sorts(const clqsort_info *info)
     static const config configs[] = {
         {CLQSORT_KEY_UINT32, 0, 0}, {CLQSORT_KEY_FLOAT, 1, 8}, {CLQSORT_KEY_UINT64, 0, 4}, {CLQSORT_KEY_INT32, 1, 0}};
     static const tu_dist dists[] = {TU_UNIFORM, TU_FEW_2, TU_POWER_LAW};
-    unsigned selecting = 0; /* partial sorts that selected */
+    unsigned selecting = 0, second_rounds = 0; /* partial sorts that selected; of them, in two rounds */
     for (size_t si = 0; si < 3 && sizes[si]; si++) {
         const size_t n = sizes[si], lq = info->lqsort_max, sm = info->lqsort_small;
         if (stress_size >= 0 && si != (size_t)stress_size)
@@ -578,6 +578,12 @@ static void partial_sorts(const clqsort_info *info)
                 CHECK(st.selected_keys == 0 || (st.selected_keys >= k && st.selected_keys <= n / 4),
                       "partial %s n=%zu k=%zu: %u candidates", tu_type_names[cf->type], n, k, st.selected_keys);
                 selecting += st.selected_keys != 0;
+                /* a blocking selection waits once, or twice where its first round's one level was
+                 * not enough (src/sort.c, select_first_round); every other sort once, if it has work */
+                CHECK(s != CLQSORT_SUCCESS || st.host_round_trips <= 1 || (st.selected_keys && st.host_round_trips == 2),
+                      "partial %s n=%zu k=%zu (%s): %u round trips, %u candidates", tu_type_names[cf->type], n, k,
+                      tu_dist_name(d), st.host_round_trips, st.selected_keys);
+                second_rounds += st.selected_keys && st.host_round_trips == 2;
                 if (s == CLQSORT_SUCCESS) {
                     unsigned char *back = malloc((n + off + guard) * w);
                     read_back(kb, (n + off + guard) * w, back);
@@ -624,7 +630,10 @@ static void partial_sorts(const clqsort_info *info)
         }
         free(in), free(out), free(ref), free(vin), free(vout);
     }
-    printf("partial sorts: %u selected their candidates first\n", selecting);
+    printf("partial sorts: %u selected their candidates first, %u of them in two rounds\n", selecting, second_rounds);
+    /* both kinds of selection ran: uniform keys in one round, two equal keys' many composites in two */
+    CHECK(tiny || (second_rounds > 0 && second_rounds < selecting), "%u of %u selections took two rounds",
+          second_rounds, selecting);
     /* k > count refused, the keys untouched; enqueued with an event */
     uint32_t keys[100], back[100];
     tu_generate(TU_UNIFORM, keys, 100, 4);
@@ -674,6 +683,10 @@ static void partial_sort_misleading_sample(void)
         clqsort_get_stats(ctx, &st);
         CHECK(s == CLQSORT_SUCCESS && st.selected_keys >= k, "misleading sample n=%zu k=%zu: %d, %u candidates: %s", n,
               k, s, st.selected_keys, clqsort_last_error(ctx));
+        /* the first level starts again, so one level cannot finish the selection; not at 9000 keys
+         * and k = 100, where the rank (92) leaves the 128 sampled keys below 2^7 in the first range */
+        CHECK(s != CLQSORT_SUCCESS || st.host_round_trips == 2 || (tiny && k == 100),
+              "misleading sample n=%zu k=%zu: %u round trips", n, k, st.host_round_trips);
         if (s == CLQSORT_SUCCESS) {
             read_back(kb, n * 4, out);
             read_back(vb, n * 4, vals);
@@ -687,6 +700,47 @@ static void partial_sort_misleading_sample(void)
         clReleaseMemObject(kb);
         clReleaseMemObject(vb);
     }
+    free(in), free(out), free(ref), free(vals);
+}
+
+/* An enqueued selection cannot wait for its first round (src/sort.c, select_first_round): it
+ * enqueues every level any input needs. Keys of two values need more than one, and the sort must
+ * still come out right in one round trip. */
+static void partial_sort_enqueued_levels(void)
+{
+    const size_t n = tiny ? 9000 : 300007, k = 100;
+    uint32_t *in = malloc(n * 4), *out = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 4);
+    tu_generate(TU_FEW_2, in, n, 78);
+    memcpy(ref, in, n * 4);
+    tu_sort_typed(CLQSORT_KEY_UINT32, 0, ref, n);
+    renew_context_if_tiny();
+    tu_index_values((unsigned char *)vals, 4, n);
+    cl_mem kb = buffer(n * 4, in, CL_MEM_READ_WRITE), vb = buffer(n * 4, vals, CL_MEM_READ_WRITE);
+    cl_event ev = NULL;
+    clqsort_status s = clqsort_enqueue_partial_sort(ctx, kb, 0, vb, 0, n, CLQSORT_KEY_UINT32, 4, k, 0, 0, NULL, &ev);
+    if (s == CLQSORT_SUCCESS && ev && clWaitForEvents(1, &ev) != CL_SUCCESS)
+        s = CLQSORT_ERROR_OPENCL;
+    if (s == CLQSORT_SUCCESS)
+        s = clqsort_finish(ctx);
+    if (ev)
+        clReleaseEvent(ev);
+    clqsort_stats st = {0};
+    clqsort_get_stats(ctx, &st);
+    CHECK(s == CLQSORT_SUCCESS && st.selected_keys >= k && st.host_round_trips == 1,
+          "enqueued selection n=%zu k=%zu: %d, %u candidates, %u round trips: %s", n, k, s, st.selected_keys,
+          st.host_round_trips, clqsort_last_error(ctx));
+    if (s == CLQSORT_SUCCESS) {
+        read_back(kb, n * 4, out);
+        read_back(vb, n * 4, vals);
+        CHECK(!memcmp(out, ref, k * 4), "enqueued selection n=%zu k=%zu: the first k keys differ from the reference's",
+              n, k);
+        char why[300] = "";
+        CHECK(tu_verify_values(CLQSORT_KEY_UINT32, (const unsigned char *)in, (const unsigned char *)out,
+                               (const unsigned char *)vals, 4, n, why, sizeof why),
+              "enqueued selection n=%zu k=%zu: %s", n, k, why);
+    }
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
     free(in), free(out), free(ref), free(vals);
 }
 
@@ -816,6 +870,7 @@ int main(int argc, char **argv)
         printf("no 64-bit atomics: stable sorts skipped, and said so\n");
     partial_sorts(&info);
     partial_sort_misleading_sample();
+    partial_sort_enqueued_levels();
     invalid_segments(0);
     invalid_segments(1);
     host_refusals();
