@@ -49,8 +49,10 @@
  *                         k or after, so one launch does both.
  * All six kernels take the same arguments, set once per sort (src/sort.c) but for `launch`:
  * the sample is launch 0, the levels 1, 2, ..., the gather and the one-group sort the two after
- * them (it says which histogram and which copy of the state a launch reads and writes). The
- * words of `sel` are laid out in clqsort_shared.h.
+ * them (it says which histogram and which copy of the state a launch reads and writes); a second
+ * round's first level takes the number of the first round's gather, whose state it overwrites
+ * and whose histogram that gather left as the last level cleared it. The words of `sel` are
+ * laid out in clqsort_shared.h.
  */
 #if CLQ_CODE_BITS == 32
 

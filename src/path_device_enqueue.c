@@ -5,7 +5,8 @@
  * segemit_kernel that prepares its roots: cl/segments.cl); from then on each kernel
  * enqueues the next on the device's default queue (relauncher.cl), and the host's launch
  * completes only when the last phase-two kernel has. The caller reads the status words once,
- * after it (sort.c), and counts the device's launches from them (pending.c).
+ * after it (sort.c; after each round of a partial sort's selection), and counts the device's
+ * launches from them (pending.c).
  */
 #include "clqsort_internal.h"
 

@@ -684,7 +684,8 @@ static clqsort_status enqueue_round(clqsort_context *ctx, clq_plan *plan, const 
 static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t count, clqsort_key_type type,
                                size_t value_bytes, unsigned flags, const sort_call *call)
 {
-    double host[4] = {0}; /* CLQSORT_PROFILE: start, enqueueing, all enqueued, waited */
+    double host[4] = {0}; /* CLQSORT_PROFILE: start, enqueueing, all enqueued, waited (with two
+                             rounds: the second's enqueueing; the first's wait counts as enqueueing) */
     if (ctx->profile)
         host[0] = host_ms();
     /* the largest plain sorts take a program with twice the phase-one ways (clq_tuning_of_sort) */
@@ -718,7 +719,10 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
         host[1] = host_ms();
     clqsort_status s;
     do { /* one round; a second where the first round's selection stopped short */
-        CLQ_TRY(clq_take_slot(ctx, clq_current_api(), &plan->slot));
+        if ((s = clq_take_slot(ctx, clq_current_api(), &plan->slot)) != CLQSORT_SUCCESS)
+            break;
+        if (plan->select_from > 1) /* a second round of the same call keeps its number */
+            plan->slot->serial = --ctx->serial;
         s = enqueue_round(ctx, plan, call);
         if (ctx->profile)
             host[2] = host_ms();

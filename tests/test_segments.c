@@ -631,9 +631,10 @@ static void partial_sorts(const clqsort_info *info)
         free(in), free(out), free(ref), free(vin), free(vout);
     }
     printf("partial sorts: %u selected their candidates first, %u of them in two rounds\n", selecting, second_rounds);
-    /* both kinds of selection ran: uniform keys in one round, two equal keys' many composites in two */
-    CHECK(tiny || (second_rounds > 0 && second_rounds < selecting), "%u of %u selections took two rounds",
-          second_rounds, selecting);
+    /* both kinds of selection ran: uniform keys in one round, two equal keys' many composites in two
+     * (where the device selects at all: the line above says how many did) */
+    CHECK(tiny || !selecting || (second_rounds > 0 && second_rounds < selecting),
+          "%u of %u selections took two rounds", second_rounds, selecting);
     /* k > count refused, the keys untouched; enqueued with an event */
     uint32_t keys[100], back[100];
     tu_generate(TU_UNIFORM, keys, 100, 4);
