@@ -209,8 +209,6 @@ struct clqsort_context {
 
     clqsort_stats stats;      /* counters of the sort in progress */
     clqsort_stats last_stats; /* of the last successful sort (clqsort_get_stats) */
-    int selection_short;      /* the slot just collected stopped short of its selection (sort.c
-                                 goes on with its counters in stats) */
     /* CLQSORT_PROFILE: events of the host's launches, printed after each sort per kernel (1) or
      * per kernel and per launch (2); 0: off */
     int profile;
@@ -311,6 +309,10 @@ void clq_unmap_words(clqsort_context *ctx, clq_release_log *log);
  * failure in ctx->deferred. Returns the newest slot's own status (raised as this call's failure)
  * if `newest_is_mine`, else CLQSORT_SUCCESS. */
 clqsort_status clq_collect_all(clqsort_context *ctx, int newest_is_mine);
+/* Whether a collected slot's selection stopped short (CLQ_ST_SEL_SHORT where its call may go on
+ * in a second round, sort.c); its counters are then in ctx->stats, not the last sort's. Its words
+ * stay readable until the next slot is taken. */
+int clq_stopped_short(const clq_pending *slot);
 /* clqsort_release: waits for the slots and releases their events, reporting nothing. */
 void clq_abandon_slots(clqsort_context *ctx);
 

@@ -142,6 +142,8 @@ static clqsort_status check_words(const clq_pending *slot, char *msg, size_t siz
     return CLQSORT_SUCCESS;
 }
 
+int clq_stopped_short(const clq_pending *slot) { return slot->may_stop_short && slot->out[CLQ_ST_SEL_SHORT]; }
+
 /* Waits for one slot and checks it; on success its counters become the context's last. */
 static clqsort_status collect(clqsort_context *ctx, clq_pending *slot, char *msg, size_t size)
 {
@@ -168,8 +170,7 @@ static clqsort_status collect(clqsort_context *ctx, clq_pending *slot, char *msg
     slot->stats.root_slices = slot->out[CLQ_ST_ROOT_SLICES];
     slot->stats.kernel_launches += slot->out[CLQ_ST_LAUNCHES];
     /* a selection that stopped short is not a finished sort: its caller goes on from the counts */
-    ctx->selection_short = slot->may_stop_short && slot->out[CLQ_ST_SEL_SHORT];
-    if (ctx->selection_short)
+    if (clq_stopped_short(slot))
         ctx->stats = slot->stats;
     else
         ctx->last_stats = slot->stats;

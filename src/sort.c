@@ -741,14 +741,13 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
             ctx->windows_clear = !call->enqueue;
         if (call->enqueue)
             break;
-        ctx->selection_short = 0;
         if ((s = clq_collect_all(ctx, 1)) != CLQSORT_SUCCESS) {
             (void)clFinish(ctx->queue); /* a failed wait: nothing of the sort may run on after the return */
             break;
         }
         plan->select_from = plan->select_to + 1; /* if it stopped short: the levels left */
         plan->select_to = plan->select ? select_levels(plan) : 0;
-    } while (ctx->selection_short);
+    } while (clq_stopped_short(plan->slot));
     if (ctx->profile)
         host[3] = host_ms();
     finish_profile(ctx, plan, s, host);

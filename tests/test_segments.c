@@ -657,6 +657,23 @@ static void partial_sorts(const clqsort_info *info)
     clReleaseMemObject(kb);
 }
 
+/* The answer of a partial sort of n uint32 keys `in` with their indices as 4-byte values, left in
+ * kb and vb: the first k keys those of the reference sort `ref`, and the whole a permutation
+ * whose values name each input position once, with its key. */
+static void check_selected(cl_mem kb, cl_mem vb, const uint32_t *in, const uint32_t *ref, size_t n, size_t k,
+                           const char *what)
+{
+    uint32_t *out = malloc(n * 4), *vals = malloc(n * 4);
+    read_back(kb, n * 4, out);
+    read_back(vb, n * 4, vals);
+    CHECK(!memcmp(out, ref, k * 4), "%s n=%zu k=%zu: the first k keys differ from the reference's", what, n, k);
+    char why[300] = "";
+    CHECK(tu_verify_values(CLQSORT_KEY_UINT32, (const unsigned char *)in, (const unsigned char *)out,
+                           (const unsigned char *)vals, 4, n, why, sizeof why),
+          "%s n=%zu k=%zu: %s", what, n, k, why);
+    free(out), free(vals);
+}
+
 /* A sample that misleads the selection (clqsort_shared.h, CLQ_SEL_RANK): the keys at the
  * positions select_sample_kernel reads (cl/select.cl: s * step / 2^32, step = n 2^32 / 4096)
  * are the smallest, so its first range holds about the rank's number of keys, fewer than k,
@@ -665,7 +682,7 @@ static void partial_sort_misleading_sample(void)
 {
     const size_t n = tiny ? 9000 : 300007, samples = 4096;
     const size_t ks[] = {100, tiny ? 600 : 1000};
-    uint32_t *in = malloc(n * 4), *out = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 4);
+    uint32_t *in = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 4);
     tu_generate(TU_UNIFORM, in, n, 77);
     for (size_t i = 0; i < n; i++)
         in[i] |= 1u << 20;
@@ -688,20 +705,12 @@ static void partial_sort_misleading_sample(void)
          * and k = 100, where the rank (92) leaves the 128 sampled keys below 2^7 in the first range */
         CHECK(s != CLQSORT_SUCCESS || st.host_round_trips == 2 || (tiny && k == 100),
               "misleading sample n=%zu k=%zu: %u round trips", n, k, st.host_round_trips);
-        if (s == CLQSORT_SUCCESS) {
-            read_back(kb, n * 4, out);
-            read_back(vb, n * 4, vals);
-            CHECK(!memcmp(out, ref, k * 4), "misleading sample n=%zu k=%zu: the first k keys differ from the reference's",
-                  n, k);
-            char why[300] = "";
-            CHECK(tu_verify_values(CLQSORT_KEY_UINT32, (const unsigned char *)in, (const unsigned char *)out,
-                                   (const unsigned char *)vals, 4, n, why, sizeof why),
-                  "misleading sample n=%zu k=%zu: %s", n, k, why);
-        }
+        if (s == CLQSORT_SUCCESS)
+            check_selected(kb, vb, in, ref, n, k, "misleading sample");
         clReleaseMemObject(kb);
         clReleaseMemObject(vb);
     }
-    free(in), free(out), free(ref), free(vals);
+    free(in), free(ref), free(vals);
 }
 
 /* An enqueued selection cannot wait for its first round (src/sort.c, select_first_round): it
@@ -710,7 +719,7 @@ static void partial_sort_misleading_sample(void)
 static void partial_sort_enqueued_levels(void)
 {
     const size_t n = tiny ? 9000 : 300007, k = 100;
-    uint32_t *in = malloc(n * 4), *out = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 4);
+    uint32_t *in = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 4);
     tu_generate(TU_FEW_2, in, n, 78);
     memcpy(ref, in, n * 4);
     tu_sort_typed(CLQSORT_KEY_UINT32, 0, ref, n);
@@ -730,19 +739,11 @@ static void partial_sort_enqueued_levels(void)
     CHECK(s == CLQSORT_SUCCESS && st.selected_keys >= k && st.host_round_trips == 1,
           "enqueued selection n=%zu k=%zu: %d, %u candidates, %u round trips: %s", n, k, s, st.selected_keys,
           st.host_round_trips, clqsort_last_error(ctx));
-    if (s == CLQSORT_SUCCESS) {
-        read_back(kb, n * 4, out);
-        read_back(vb, n * 4, vals);
-        CHECK(!memcmp(out, ref, k * 4), "enqueued selection n=%zu k=%zu: the first k keys differ from the reference's",
-              n, k);
-        char why[300] = "";
-        CHECK(tu_verify_values(CLQSORT_KEY_UINT32, (const unsigned char *)in, (const unsigned char *)out,
-                               (const unsigned char *)vals, 4, n, why, sizeof why),
-              "enqueued selection n=%zu k=%zu: %s", n, k, why);
-    }
+    if (s == CLQSORT_SUCCESS)
+        check_selected(kb, vb, in, ref, n, k, "enqueued selection");
     clReleaseMemObject(kb);
     clReleaseMemObject(vb);
-    free(in), free(out), free(ref), free(vals);
+    free(in), free(ref), free(vals);
 }
 
 /* The host-array forms of partial and segmented sorts: the answer as on device buffers, and each
