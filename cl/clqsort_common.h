@@ -300,6 +300,13 @@ typedef char clq_check_seq_size[(sizeof(clq_seq) == CLQ_SEQ_RECORD_BYTES(sizeof(
 typedef char clq_check_bucket_size[(sizeof(clq_bucket) == CLQ_BUCKET_RECORD_BYTES(sizeof(clq_code))) ? 1 : -1];
 typedef char clq_check_leaf_size[(sizeof(clq_leaf) == CLQ_LEAF_RECORD_BYTES(sizeof(clq_code))) ? 1 : -1];
 
+/* The keys a sort (the root, or the tile path) takes: status[CLQ_ST_COUNT], or none where a
+ * selecting partial sort has sorted its candidates already (cl/select.cl). */
+inline uint clq_keys_to_sort(__global const uint *status)
+{
+    return status[CLQ_ST_SEL_SORTED] ? 0u : status[CLQ_ST_COUNT];
+}
+
 #define CLQ_GQ_BLOCK (CLQ_GQ_WG * CLQ_GQ_K)
 #define CLQ_GQ_WAYS_LOG2 (31u - (uint)clz((uint)CLQ_GQ_WAYS))
 

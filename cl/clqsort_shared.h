@@ -38,7 +38,9 @@
 #define CLQ_ST_ROOT_SLICES 30  /* how the root was split: CLQ_SLICE_* (0: code slices) */
 #define CLQ_ST_SEL_SHORT 31    /* 1: a selecting partial sort's levels ended before its selection
                                   did, and nothing was moved (cl/select.cl); the host goes on */
-#define CLQ_ST_WORDS 32
+#define CLQ_ST_SEL_SORTED 32   /* 1: the selection sorted its candidates in their buckets
+                                  (cl/select.cl), and the 64-bit program's sort of them sorts none */
+#define CLQ_ST_WORDS 33
 
 /* What clear_kernel (cl/segments.cl) clears before a sort, in status[CLQ_ST_CLEAR]. */
 #define CLQ_CLEAR_POOL 1u    /* the whole bucket pool buffer to 0 */
@@ -59,8 +61,8 @@
 /* The words of a selecting partial sort's buffer (cl/select.cl): three histograms of
  * CLQ_SEL_BINS counts (launch j of the selection adds to histogram j % 3, picks from j - 1's and
  * clears j + 1's), two copies of the selection's state (launch j reads copy (j - 1) % 2 and
- * writes copy j % 2), counters, then k marks, k holes and (with values) the k values of the
- * answer, 8-byte aligned. */
+ * writes copy j % 2), counters, the candidates' buckets (below), then k marks, k holes and (with
+ * values) the k values of the answer, 8-byte aligned. */
 #define CLQ_SEL_BITS 12u
 #define CLQ_SEL_BINS (1u << CLQ_SEL_BITS)
 #define CLQ_SEL_HIST(j) (((j) % 3u) * CLQ_SEL_BINS)
@@ -75,7 +77,21 @@
 #define CLQ_SEL_HOLES (3u * CLQ_SEL_BINS + 17u)  /* holes listed (atomic) */
 #define CLQ_SEL_FILLED (3u * CLQ_SEL_BINS + 18u) /* holes filled (atomic) */
 #define CLQ_SEL_KEPT (3u * CLQ_SEL_BINS + 19u)   /* composites the first level kept (atomic; may pass the room) */
-#define CLQ_SEL_WORDS (3u * CLQ_SEL_BINS + 20u)  /* even: what follows is 8-byte aligned */
+/* When the gather leaves the candidates in buckets (select_gather_kernel), bucket b holds the
+ * candidates c with (c - origin) >> shift == b at [start[b], start[b + 1]), placed there by a
+ * cursor each (atomic), for select_buckets_kernel to sort. */
+#define CLQ_SEL_BUCKETS (3u * CLQ_SEL_BINS + 20u)   /* buckets; 0: the candidates were appended */
+#define CLQ_SEL_ORIGIN_LO (3u * CLQ_SEL_BINS + 21u) /* 2 words (low, high) */
+#define CLQ_SEL_ORIGIN_HI (3u * CLQ_SEL_BINS + 22u)
+#define CLQ_SEL_SHIFT (3u * CLQ_SEL_BINS + 23u)
+#define CLQ_SEL_STARTS (3u * CLQ_SEL_BINS + 24u)  /* CLQ_SEL_BINS + 1 words */
+#define CLQ_SEL_CURSORS (4u * CLQ_SEL_BINS + 25u) /* CLQ_SEL_BINS words */
+#define CLQ_SEL_WORDS (5u * CLQ_SEL_BINS + 26u)   /* even: what follows is 8-byte aligned */
+/* The largest bucket the gather leaves for select_buckets_kernel (more: the candidates go to the
+ * 64-bit program's sort, as for k <= CLQ_SEL_SORT_MAX), and the candidates' positions whose
+ * buckets one of its groups takes at a time (those that start there). */
+#define CLQ_SEL_BUCKET_MAX 1024u
+#define CLQ_SEL_BUCKET_SPAN 512u
 /* The first level of a sampled selection also keeps every composite of its range [0, 2^top)
  * (about CLQ_SEL_RANK(n, k) / CLQ_SEL_SAMPLES of the keys, twice that at most), in room for
  * CLQ_SEL_KEEP_ROOM(n, k) of them (twice the most expected) after the values of the answer

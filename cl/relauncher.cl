@@ -9,8 +9,9 @@
  * first unit, block and bucket), resets the sequence's tickets and publishes the sequence, unit
  * and block counts for the next level.
  * relauncher_kernel runs it once per sort, with `init` set: it first emits the root sequence of
- * status[CLQ_ST_COUNT] keys. A segmented sort has no relauncher_kernel: segcheck_kernel emitted
- * its roots, and segemit_kernel's last group runs the body with `init` (segments.cl).
+ * status[CLQ_ST_COUNT] keys (clq_keys_to_sort). A segmented sort has no relauncher_kernel:
+ * segcheck_kernel emitted its roots, and segemit_kernel's last group runs the body with `init`
+ * (segments.cl).
  *
  * The host loop enqueues every level at once and reads the status words once, after phase two.
  * On the OpenCL 2.0 path the body also launches the next kernel itself (gqcount_kernel over all
@@ -55,7 +56,7 @@ CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *li
     const uint levels = status[CLQ_ST_MAX_LEVELS];
 
     if (init && status[CLQ_ST_SEGMENTS] == 0) { /* segmented sorts: segments.cl emitted the roots */
-        const uint n = status[CLQ_ST_COUNT];
+        const uint n = clq_keys_to_sort(status);
         if (lid == 0)
             clq_emit_child(list, leaves, status, 0, n > 1 ? n : 0, 0, CLQ_CODE_MAX, 0);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);

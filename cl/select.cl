@@ -30,14 +30,20 @@
  *                         every composite below the range's end to `cand` (each group stages
  *                         its own in local memory, in the histogram's space, and appends them
  *                         with one atomic), and for k <= CLQ_SEL_SORT_MAX counts those inside
- *                         the range by the next level's digit.
+ *                         the range by the next level's digit. For larger k, where this launch
+ *                         finished the selection from a range with no composite below it (one
+ *                         level of uniform keys does), each candidate goes to its bucket of the
+ *                         counts it picked from instead (a cursor each), unless one holds more
+ *                         than CLQ_SEL_BUCKET_MAX.
  *   select_sort_kernel    one group, for k <= CLQ_SEL_SORT_MAX: from those counts (and, if
  *                         needed, further levels over the candidates) narrows the range until
  *                         at most CLQ_SEL_SORT_MAX candidates lie below its end, sorts those in
  *                         local memory and puts the answer in place as the two kernels below
- *                         do, one step after the other. For larger k the program of 64-bit keys
- *                         sorts the candidates instead (with the k of the call, over
- *                         status[CLQ_ST_COUNT] composites), and then:
+ *                         do, one step after the other. For larger k:
+ *   select_buckets_kernel sorts each of the gather's buckets in local memory, in place, and
+ *                         then the candidates are sorted (status[CLQ_ST_SEL_SORTED]). Where the
+ *                         gather appended them instead, the program of 64-bit keys sorts them
+ *                         (with the k of the call, over status[CLQ_ST_COUNT] composites).
  * Then cand[0, k) holds the answer, sorted, and two launches put it in place, moving only keys
  * of the first k positions and keys of the answer:
  *   select_stash_kernel   keeps the answer's values; an answer key at position >= k leaves a
@@ -47,7 +53,7 @@
  *                         [0, k), keys decoded from their composites. Each position j < k is one
  *                         work-item's: it reads key j before it writes it, and the holes lie at
  *                         k or after, so one launch does both.
- * All six kernels take the same arguments, set once per sort (src/sort.c) but for `launch`:
+ * All seven kernels take the same arguments, set once per sort (src/sort.c) but for `launch`:
  * the sample is launch 0, the levels 1, 2, ..., the gather and the one-group sort the two after
  * them (it says which histogram and which copy of the state a launch reads and writes); a second
  * round's first level takes the number of the first round's gather, whose state it overwrites
@@ -313,9 +319,10 @@ inline clq_sel_state clq_sel_advance(__global const uint *sel, __global uint *st
 #define CLQ_SEL_SPREAD 16u
 
 /* One group, before every other kernel of the selection: the selection's words sel[0,
- * CLQ_SEL_WORDS) to 0 (here rather than by clEnqueueFillBuffer, so that oclgrind, which does not
- * count a fill as writing, can check the selection for uninitialized reads; the k marks after
- * them are the gather's to clear, with the whole grid), then the first range, [0, 2^top), top the
+ * CLQ_SEL_STARTS) to 0 (here rather than by clEnqueueFillBuffer, so that oclgrind, which does not
+ * count a fill as writing, can check the selection for uninitialized reads; the buckets' cursors
+ * and the k marks after them are the first level's and the gather's to clear, with the whole
+ * grid), then the first range, [0, 2^top), top the
  * bit length of the composite of rank CLQ_SEL_RANK(n, k) among CLQ_SEL_SAMPLES keys spread evenly
  * over the input (all of them when there are fewer). The first level counts and keeps only the
  * keys inside it (for uniform keys, 2^26 of them and k <= 16384, about 1/300 of them). */
@@ -335,7 +342,7 @@ void select_sample_kernel(CLQ_SELECT_PARAMS)
     const uint samples = rank <= CLQ_SEL_SAMPLES_OF(n) ? CLQ_SEL_SAMPLES_OF(n) : 0u;
     for (uint b = lid; b < 65u * CLQ_SEL_SPREAD; b += CLQ_GQ_WG)
         lengths[b] = 0;
-    for (uint i = lid; i < CLQ_SEL_WORDS; i += CLQ_GQ_WG)
+    for (uint i = lid; i < CLQ_SEL_STARTS; i += CLQ_GQ_WG) /* the buckets' words: see the first level */
         sel[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* before sel[CLQ_SEL_TOP] is written */
     /* sample s at floor(s * step / 2^32), step = floor(n 2^32 / samples) >= 2^32: distinct
@@ -388,8 +395,11 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
         return;
     const clq_sel_state s = clq_sel_advance(sel, status, launch, k, cap, pbits, hist, scan_tmp, pick);
     clq_sel_store(sel, launch, s);
-    for (uint b = get_global_id(0); b < CLQ_SEL_BINS; b += get_global_size(0))
+    for (uint b = get_global_id(0); b < CLQ_SEL_BINS; b += get_global_size(0)) {
         sel[CLQ_SEL_HIST(launch + 1u) + b] = 0; /* for the next launch's counts */
+        if (launch == 1u && k > CLQ_SEL_SORT_MAX)
+            sel[CLQ_SEL_CURSORS + b] = 0; /* for the gather's buckets (their starts need none) */
+    }
     const uint done = s.done; /* then this level counts nothing */
     const uint level = s.level, top = clq_sel_top(s, pbits);
     const uint width = clq_sel_width(level, top), shift = clq_sel_width(level + 1u, top);
@@ -477,6 +487,35 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
             atomic_add(&sel[CLQ_SEL_HIST(launch) + b], hist[b]);
 }
 
+/* The gather's buckets, for k > CLQ_SEL_SORT_MAX where this launch's pick finished the
+ * selection and no composite lies below the range that the picked counts split: then the
+ * candidates are exactly the composites of that range's buckets 0 to buckets - 1, whose counts
+ * are in hist. Turns the counts into each bucket's first candidate (in place) and returns
+ * `buckets`, or 0 where one of them holds more than CLQ_SEL_BUCKET_MAX (the counts are gone
+ * either way). Every work-item of the group calls it; it ends with a barrier. */
+inline uint clq_sel_bucket_starts(__local uint *hist, uint buckets, __local uint *scan_tmp, __local uint *largest)
+{
+    const uint per = CLQ_SEL_BINS / CLQ_GQ_WG, first = get_local_id(0) * per, end = min(first + per, buckets);
+    if (get_local_id(0) == 0)
+        *largest = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint sum = 0, most = 0;
+    for (uint b = first; b < end; b++) {
+        sum += hist[b];
+        most = max(most, hist[b]);
+    }
+    atomic_max(largest, most);
+    uint total;
+    uint at = clq_scan_exclusive(sum, &total, scan_tmp, CLQ_GQ_WG);
+    for (uint b = first; b < end; b++) {
+        const uint count = hist[b];
+        hist[b] = at;
+        at += count;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return *largest <= CLQ_SEL_BUCKET_MAX ? buckets : 0u;
+}
+
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
 void select_gather_kernel(CLQ_SELECT_PARAMS)
 {
@@ -486,13 +525,14 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
         uint hist[CLQ_SEL_BINS];    /* for the pick */
         ulong stage[CLQ_SEL_STAGE]; /* then the group's candidates */
     } loc;
-    __local uint staged, first;
+    __local uint staged, first, largest;
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     __local uint pick[3];
     for (ulong i = get_global_id(0); i < k; i += get_global_size(0))
         sel[CLQ_SEL_WORDS + i] = 0; /* the marks, for select_stash_kernel */
     if (clq_sel_idle(sel, launch, n, k, 0u))
         return;
+    const clq_sel_state was = clq_sel_load(sel, launch - 1u);
     const clq_sel_state s = clq_sel_advance(sel, status, launch, k, cap, pbits, loc.hist, scan_tmp, pick);
     clq_sel_store(sel, launch, s);
     if (!s.done) { /* the levels enqueued so far were not enough: nothing to sort, nothing moved */
@@ -507,6 +547,30 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
     const ulong base = s.base;
     const uint kept = clq_sel_reads_kept(sel, s, n, k), nkept = kept ? sel[CLQ_SEL_KEPT] : 0u;
     __global uint *next_counts = sel + CLQ_SEL_HIST(launch); /* cleared by the last level */
+    /* Large k: the candidates go to their buckets of the counts just picked from, if this launch
+     * finished the selection, no composite lies below the range those counts split, and no
+     * bucket is too large; select_buckets_kernel then sorts them, and the 64-bit program's sort
+     * sorts none. Else they are appended in any order, for that sort. */
+    const uint buckets = !counts && !was.done && was.below == 0u
+                             ? clq_sel_bucket_starts(loc.hist, pick[0] + 1u, scan_tmp, &largest)
+                             : 0u;
+    const ulong origin = was.base;
+    const uint shift = width;
+    uint m = 0; /* the candidates: below the range, none; inside it, the picked bucket's */
+    if (buckets)
+        m = pick[1] + pick[2];
+    if (buckets && get_group_id(0) == 0) {
+        for (uint b = get_local_id(0); b < buckets; b += CLQ_GQ_WG)
+            sel[CLQ_SEL_STARTS + b] = loc.hist[b];
+        if (get_local_id(0) == 0) {
+            sel[CLQ_SEL_STARTS + buckets] = m;
+            sel[CLQ_SEL_ORIGIN_LO] = (uint)origin;
+            sel[CLQ_SEL_ORIGIN_HI] = (uint)(origin >> 32);
+            sel[CLQ_SEL_SHIFT] = shift;
+            sel[CLQ_SEL_BUCKETS] = buckets;
+            status[CLQ_ST_SEL_SORTED] = 1u;
+        }
+    }
     if (get_local_id(0) == 0)
         staged = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -526,6 +590,30 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
         }                                                                                          \
     } while (0)
 #define CLQ_SEL_GATHER(code, i) CLQ_SEL_GATHER_C(clq_composite((code), (uint)(i), pbits))
+/* into bucket b at its start plus its cursor's count; `mine` counts them for sel[CLQ_SEL_TAKEN] */
+#define CLQ_SEL_BUCKET_C(c)                                                                        \
+    do {                                                                                           \
+        if ((c) < base || clq_sel_inside((c), base, width)) {                                      \
+            const ulong b_ = ((c) - origin) >> shift;                                              \
+            const uint at_ = b_ < buckets ? loc.hist[b_] + atomic_inc(&sel[CLQ_SEL_CURSORS + b_]) : m; \
+            if (at_ < (b_ + 1u < buckets ? loc.hist[b_ + 1u] : m))                                 \
+                cand[at_] = (c);                                                                   \
+            else /* cannot happen: the counts put it there */                                     \
+                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);                                  \
+            mine++;                                                                                \
+        }                                                                                          \
+    } while (0)
+#define CLQ_SEL_BUCKET(code, i) CLQ_SEL_BUCKET_C(clq_composite((code), (uint)(i), pbits))
+    if (buckets) {
+        uint mine = 0;
+        if (kept)
+            CLQ_SEL_EACH_KEPT(nkept, 0u, CLQ_SEL_BUCKET_C);
+        else
+            CLQ_SEL_EACH_KEY(n, CLQ_SEL_BUCKET);
+        if (mine)
+            atomic_add(&sel[CLQ_SEL_TAKEN], mine);
+        return;
+    }
     if (kept)
         CLQ_SEL_EACH_KEPT(nkept, 0u, CLQ_SEL_GATHER_C);
     else
@@ -537,6 +625,78 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint j = get_local_id(0); j < held; j += CLQ_GQ_WG)
         clq_sel_append(cand, status, cap, first + j, loc.stage[j]);
+}
+
+/* The first of the gather's buckets that starts at or after candidate v <= start[buckets]. */
+inline uint clq_sel_bucket_at(__global const uint *start, uint buckets, uint v)
+{
+    uint lo = 0, hi = buckets;
+    while (lo < hi) {
+        const uint mid = (lo + hi) / 2u;
+        if (start[mid] < v)
+            lo = mid + 1u;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* After the gather, for k > CLQ_SEL_SORT_MAX: where it left the candidates in buckets, sorts
+ * each bucket in place, so that cand[0, m) is sorted; else returns at once. The groups take
+ * spans of CLQ_SEL_BUCKET_SPAN candidates in turn, each the buckets that start in it (fewer
+ * than CLQ_SEL_BUCKET_SPAN + CLQ_SEL_BUCKET_MAX candidates) in local memory. A candidate's place
+ * in its bucket is the number of smaller ones there: composites are distinct. */
+__kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
+void select_buckets_kernel(CLQ_SELECT_PARAMS)
+{
+    (void)keys;
+    (void)vals;
+    (void)key_offset;
+    (void)value_offset;
+    (void)n;
+    (void)k;
+    (void)pbits;
+    (void)cap;
+    (void)launch;
+    __local ulong x[CLQ_SEL_BUCKET_SPAN + CLQ_SEL_BUCKET_MAX];
+    __local uint span[2];
+    const uint buckets = sel[CLQ_SEL_BUCKETS], lid = get_local_id(0);
+    if (!buckets)
+        return;
+    __global const uint *start = sel + CLQ_SEL_STARTS;
+    const ulong origin = (ulong)sel[CLQ_SEL_ORIGIN_LO] | (ulong)sel[CLQ_SEL_ORIGIN_HI] << 32;
+    const uint shift = sel[CLQ_SEL_SHIFT], m = start[buckets];
+    for (uint from = get_group_id(0) * CLQ_SEL_BUCKET_SPAN; from < m;
+         from += get_num_groups(0) * CLQ_SEL_BUCKET_SPAN) {
+        if (lid == 0) {
+            span[0] = clq_sel_bucket_at(start, buckets, from);
+            span[1] = clq_sel_bucket_at(start, buckets, min(from + CLQ_SEL_BUCKET_SPAN, m));
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint b0 = span[0], b1 = span[1], lo = start[b0];
+        uint len = start[b1] - lo;
+        if (len > CLQ_SEL_BUCKET_SPAN + CLQ_SEL_BUCKET_MAX) { /* cannot happen: the gather checked */
+            if (lid == 0)
+                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
+            len = 0;
+        }
+        for (uint i = lid; i < len; i += CLQ_GQ_WG)
+            x[i] = cand[lo + i];
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); /* every read before a write */
+        for (uint i = lid; i < len; i += CLQ_GQ_WG) {
+            const ulong c = x[i], b = (c - origin) >> shift;
+            if (b < b0 || b >= b1) { /* cannot happen: the gather put it in its bucket */
+                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
+                continue;
+            }
+            const uint head = start[b] - lo, tail = start[b + 1u] - lo;
+            uint rank = 0;
+            for (uint j = head; j < tail; j++)
+                rank += x[j] < c;
+            cand[lo + head + rank] = c;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* x and span, before the next span's */
+    }
 }
 
 #define CLQ_SEL_POSITION(c, pbits) ((uint)((c) & ((1ul << (pbits)) - 1ul)))

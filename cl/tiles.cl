@@ -14,7 +14,8 @@
  * of an earlier tile. Places are distinct and cover the count, so the result is a permutation.
  *
  * The number of keys is read from status[CLQ_ST_COUNT] (a selecting partial sort writes its
- * candidates' count there), so a grid sized for more keys than that does no harm.
+ * candidates' count there; none if it sorted them itself: clq_keys_to_sort), so a grid sized for
+ * more keys than that does no harm.
  */
 
 /* Narrows the range on top of the stack to its keys' codes; writes it out and pops it if they
@@ -65,7 +66,7 @@ void clq_tilesort_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_lq_
 {
     (void)seg_begin;
     (void)seg_end;
-    const uint lid = get_local_id(0), n = status[CLQ_ST_COUNT];
+    const uint lid = get_local_id(0), n = clq_keys_to_sort(status);
     const uint start = get_group_id(0) * CLQ_LQ_MAX;
     if (start >= n)
         return;
@@ -140,7 +141,7 @@ void clq_tilemerge_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_me
 {
     (void)seg_begin;
     (void)seg_end;
-    const uint lid = get_local_id(0), n = status[CLQ_ST_COUNT];
+    const uint lid = get_local_id(0), n = clq_keys_to_sort(status);
     const uint per = CLQ_MERGE_KEYS(CLQ_GQ_WG), parts = CLQ_MERGE_PARTS(CLQ_GQ_WG);
     const uint chunks = (CLQ_LQ_MAX + per - 1) / per;
     const uint mine = get_group_id(0) / chunks, base = mine * CLQ_LQ_MAX;

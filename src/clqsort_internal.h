@@ -124,6 +124,7 @@ enum {
     CLQ_SELECT_SORT,
     CLQ_SELECT_STASH,
     CLQ_SELECT_PLACE,
+    CLQ_SELECT_BUCKETS,
     CLQ_SELECT_KERNELS
 };
 extern const char *const clq_select_names[CLQ_SELECT_KERNELS];

@@ -27,7 +27,7 @@ const clq_kernel_desc clq_kernel_table[CLQ_KERNELS] = {
 
 const char *const clq_select_names[CLQ_SELECT_KERNELS] = {
     "select_sample_kernel", "select_hist_kernel",  "select_gather_kernel",
-    "select_sort_kernel",   "select_stash_kernel", "select_place_kernel",
+    "select_sort_kernel",   "select_stash_kernel", "select_place_kernel", "select_buckets_kernel",
 };
 
 /* The work-group size each kernel is built for, from the tuning. */

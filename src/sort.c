@@ -524,8 +524,8 @@ static clqsort_status launch_stable(clqsort_context *ctx, const clq_plan *plan, 
     return enqueue_kernel(ctx, k, name, -1, fill_groups(ctx, t, plan->count), t->gq_wg);
 }
 
-/* Whether a selecting partial sort launches kernel i of clq_select_names: the one-group sort or
- * the placement's two. */
+/* Whether a selecting partial sort launches kernel i of clq_select_names: the one-group sort, or
+ * the sort of the gather's buckets and the placement's two. */
 static int select_launches(const clq_plan *plan, int i)
 {
     return i == CLQ_SELECT_SORT    ? select_in_one_group(plan)
@@ -597,15 +597,19 @@ static unsigned select_levels(const clq_plan *plan)
 /* Before the sort of the candidates: in a first round the first range from a sample (launch 0,
  * which clears the selection's words); the levels select_from to select_to, which narrow it
  * (those after the last needed return at once); the gathering (the launch after them, which
- * clears the placement's marks). A later round goes on from the levels before it, whose state
- * and counts the selection's words keep. */
+ * clears the placement's marks); for k above the one group's, the sort of the gather's buckets
+ * (which returns at once where it made none). A later round goes on from the levels before it,
+ * whose state and counts the selection's words keep. */
 static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan)
 {
     if (plan->select_from == 1)
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1, 0));
     for (unsigned level = plan->select_from; level <= plan->select_to; level++)
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_HIST, plan->select_count, level));
-    return launch_select_kernel(ctx, plan, CLQ_SELECT_GATHER, plan->select_count, plan->select_to + 1);
+    CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_GATHER, plan->select_count, plan->select_to + 1));
+    if (select_in_one_group(plan))
+        return CLQSORT_SUCCESS;
+    return launch_select_kernel(ctx, plan, CLQ_SELECT_BUCKETS, plan->count, 0); /* if the gather made any */
 }
 
 /* After the sort of the candidates: the answer into the first k positions, the keys there into

@@ -746,6 +746,51 @@ static void partial_sort_enqueued_levels(void)
     free(in), free(ref), free(vals);
 }
 
+/* Partial sorts with k above the one group's (CLQ_SEL_SORT_MAX, 2048) whose one level finishes
+ * the selection: uniform keys leave the candidates in the gather's buckets, which the selection
+ * sorts itself (no phase-two record of the 64-bit program's sort); the same keys with 1500
+ * copies of one near the k-th put those in one bucket too large for that, and the 64-bit program
+ * sorts the candidates (cl/select.cl). One round trip and the same answer either way. */
+static void partial_sort_buckets(const clqsort_info *info)
+{
+    /* 2 k + the slack of the selection within a quarter of the keys (selects()) */
+    const size_t n = tiny ? 20000 : 300007, k = 2100, copies = 1500;
+    if (!selects(CLQSORT_KEY_UINT32, n, k, info)) {
+        printf("partial sorts in buckets: not run, the device does not select\n");
+        return;
+    }
+    uint32_t *in = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 4);
+    for (int crowded = 0; crowded < 2; crowded++) {
+        tu_generate(TU_UNIFORM, in, n, 80);
+        if (crowded) {
+            memcpy(ref, in, n * 4);
+            tu_sort_typed(CLQSORT_KEY_UINT32, 0, ref, n);
+            for (size_t j = 0; j < copies; j++)
+                in[(j * 7919) % n] = ref[k - 100];
+        }
+        memcpy(ref, in, n * 4);
+        tu_sort_typed(CLQSORT_KEY_UINT32, 0, ref, n);
+        renew_context_if_tiny();
+        tu_index_values((unsigned char *)vals, 4, n);
+        cl_mem kb = buffer(n * 4, in, CL_MEM_READ_WRITE), vb = buffer(n * 4, vals, CL_MEM_READ_WRITE);
+        clqsort_status s = clqsort_partial_sort(ctx, kb, 0, vb, 0, n, CLQSORT_KEY_UINT32, 4, k, 0);
+        clqsort_stats st = {0};
+        clqsort_get_stats(ctx, &st);
+        const char *what = crowded ? "crowded bucket" : "buckets";
+        CHECK(s == CLQSORT_SUCCESS && st.selected_keys >= k && st.host_round_trips == 1,
+              "%s n=%zu k=%zu: %d, %u candidates, %u round trips: %s", what, n, k, s, st.selected_keys,
+              st.host_round_trips, clqsort_last_error(ctx));
+        CHECK(s != CLQSORT_SUCCESS || (st.phase_two_records != 0) == crowded,
+              "%s n=%zu k=%zu: %u phase-two records, expected %s", what, n, k, st.phase_two_records,
+              crowded ? "the 64-bit sort's" : "none");
+        if (s == CLQSORT_SUCCESS)
+            check_selected(kb, vb, in, ref, n, k, what);
+        clReleaseMemObject(kb);
+        clReleaseMemObject(vb);
+    }
+    free(in), free(ref), free(vals);
+}
+
 /* The host-array forms of partial and segmented sorts: the answer as on device buffers, and each
  * refusal, before the copies or found by the device, leaving the arrays as they were. */
 static void host_arrays(size_t n, const clqsort_info *info)
@@ -873,6 +918,7 @@ int main(int argc, char **argv)
     partial_sorts(&info);
     partial_sort_misleading_sample();
     partial_sort_enqueued_levels();
+    partial_sort_buckets(&info);
     invalid_segments(0);
     invalid_segments(1);
     host_refusals();
