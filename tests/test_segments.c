@@ -660,17 +660,20 @@ static void partial_sorts(const clqsort_info *info)
 /* The answer of a partial sort of n uint32 keys `in` with their indices as 4-byte values, left in
  * kb and vb: the first k keys those of the reference sort `ref`, and the whole a permutation
  * whose values name each input position once, with its key. */
-static void check_selected(cl_mem kb, cl_mem vb, const uint32_t *in, const uint32_t *ref, size_t n, size_t k,
-                           const char *what)
+static void check_selected(cl_mem kb, cl_mem vb, clqsort_key_type t, size_t vbytes, const void *in, const void *ref,
+                           size_t n, size_t k, const char *what)
 {
-    uint32_t *out = malloc(n * 4), *vals = malloc(n * 4);
+    unsigned char *out = malloc(n * 4), *vals = malloc(n * vbytes);
     read_back(kb, n * 4, out);
-    read_back(vb, n * 4, vals);
-    CHECK(!memcmp(out, ref, k * 4), "%s n=%zu k=%zu: the first k keys differ from the reference's", what, n, k);
+    read_back(vb, n * vbytes, vals);
+    /* by the documented order (tu_code_of: every NaN equal, whatever its payload) */
+    size_t bad = k;
+    for (size_t i = 0; i < k && bad == k; i++)
+        if (tu_code_of(t, out + i * 4) != tu_code_of(t, (const unsigned char *)ref + i * 4))
+            bad = i;
+    CHECK(bad == k, "%s n=%zu k=%zu: key %zu of the first k differs from the reference's", what, n, k, bad);
     char why[300] = "";
-    CHECK(tu_verify_values(CLQSORT_KEY_UINT32, (const unsigned char *)in, (const unsigned char *)out,
-                           (const unsigned char *)vals, 4, n, why, sizeof why),
-          "%s n=%zu k=%zu: %s", what, n, k, why);
+    CHECK(tu_verify_values(t, in, out, vals, vbytes, n, why, sizeof why), "%s n=%zu k=%zu: %s", what, n, k, why);
     free(out), free(vals);
 }
 
@@ -706,7 +709,7 @@ static void partial_sort_misleading_sample(void)
         CHECK(s != CLQSORT_SUCCESS || st.host_round_trips == 2 || (tiny && k == 100),
               "misleading sample n=%zu k=%zu: %u round trips", n, k, st.host_round_trips);
         if (s == CLQSORT_SUCCESS)
-            check_selected(kb, vb, in, ref, n, k, "misleading sample");
+            check_selected(kb, vb, CLQSORT_KEY_UINT32, 4, in, ref, n, k, "misleading sample");
         clReleaseMemObject(kb);
         clReleaseMemObject(vb);
     }
@@ -740,51 +743,75 @@ static void partial_sort_enqueued_levels(void)
           "enqueued selection n=%zu k=%zu: %d, %u candidates, %u round trips: %s", n, k, s, st.selected_keys,
           st.host_round_trips, clqsort_last_error(ctx));
     if (s == CLQSORT_SUCCESS)
-        check_selected(kb, vb, in, ref, n, k, "enqueued selection");
+        check_selected(kb, vb, CLQSORT_KEY_UINT32, 4, in, ref, n, k, "enqueued selection");
     clReleaseMemObject(kb);
     clReleaseMemObject(vb);
     free(in), free(ref), free(vals);
 }
 
 /* Partial sorts with k above the one group's (CLQ_SEL_SORT_MAX, 2048) whose one level finishes
- * the selection: uniform keys leave the candidates in the gather's buckets, which the selection
- * sorts itself (no phase-two record of the 64-bit program's sort); the same keys with 1500
- * copies of one near the k-th put those in one bucket too large for that, and the 64-bit program
- * sorts the candidates (cl/select.cl). One round trip and the same answer either way. */
+ * the selection, each checked for the path it took (clqsort_stats.phase_two_records):
+ * - uint32 keys spread over their range, ascending with 4-byte values and descending with 8-byte
+ *   values: the candidates go to the gather's buckets, which the selection sorts itself (no
+ *   phase-two record of the 64-bit program's sort);
+ * - the same keys with 1500 copies of one near the k-th: those crowd one bucket, too large for
+ *   that, and the 64-bit program sorts the candidates;
+ * - float keys spread over [-2^21, 2^21) with k + 200 of them in a cluster just below (4096
+ *   values 0.25 apart): the first level's bins split the code range from 0 (-inf), so the
+ *   cluster lies in one bin, and the 64-bit program sorts the candidates too.
+ * One round trip and the right answer every time (cl/select.cl). */
 static void partial_sort_buckets(const clqsort_info *info)
 {
     /* 2 k + the slack of the selection within a quarter of the keys (selects()) */
     const size_t n = tiny ? 20000 : 300007, k = 2100, copies = 1500;
+    static const struct {
+        clqsort_key_type type;
+        int desc;
+        size_t vbytes;
+        int copies, buckets; /* copies of one key near the k-th; the candidates sorted in buckets */
+    } cases[] = {{CLQSORT_KEY_UINT32, 0, 4, 0, 1},
+                 {CLQSORT_KEY_UINT32, 1, 8, 0, 1},
+                 {CLQSORT_KEY_UINT32, 0, 4, 1, 0},
+                 {CLQSORT_KEY_FLOAT, 0, 8, 0, 0}};
     if (!selects(CLQSORT_KEY_UINT32, n, k, info)) {
         printf("partial sorts in buckets: not run, the device does not select\n");
         return;
     }
-    uint32_t *in = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 4);
-    for (int crowded = 0; crowded < 2; crowded++) {
-        tu_generate(TU_UNIFORM, in, n, 80);
-        if (crowded) {
+    unsigned char *in = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 8);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const clqsort_key_type t = cases[c].type;
+        const int desc = cases[c].desc, with_copies = cases[c].copies;
+        const size_t vbytes = cases[c].vbytes;
+        tu_generate_typed(t, TU_UNIFORM, in, n, 80);
+        for (size_t j = 0; t == CLQSORT_KEY_FLOAT && j < k + 200; j++) {
+            const float f = -2097152.0f - 0.25f * (float)(j % 4096 + 1);
+            memcpy(in + (j * 104729) % n * 4, &f, 4);
+        }
+        if (with_copies) {
             memcpy(ref, in, n * 4);
-            tu_sort_typed(CLQSORT_KEY_UINT32, 0, ref, n);
+            tu_sort_typed(t, desc, ref, n);
             for (size_t j = 0; j < copies; j++)
-                in[(j * 7919) % n] = ref[k - 100];
+                memcpy(in + (j * 7919) % n * 4, ref + (k - 100) * 4, 4);
         }
         memcpy(ref, in, n * 4);
-        tu_sort_typed(CLQSORT_KEY_UINT32, 0, ref, n);
+        tu_sort_typed(t, desc, ref, n);
         renew_context_if_tiny();
-        tu_index_values((unsigned char *)vals, 4, n);
-        cl_mem kb = buffer(n * 4, in, CL_MEM_READ_WRITE), vb = buffer(n * 4, vals, CL_MEM_READ_WRITE);
-        clqsort_status s = clqsort_partial_sort(ctx, kb, 0, vb, 0, n, CLQSORT_KEY_UINT32, 4, k, 0);
+        tu_index_values(vals, vbytes, n);
+        cl_mem kb = buffer(n * 4, in, CL_MEM_READ_WRITE), vb = buffer(n * vbytes, vals, CL_MEM_READ_WRITE);
+        clqsort_status s = clqsort_partial_sort(ctx, kb, 0, vb, 0, n, t, vbytes, k, desc ? CLQSORT_DESCENDING : 0);
         clqsort_stats st = {0};
         clqsort_get_stats(ctx, &st);
-        const char *what = crowded ? "crowded bucket" : "buckets";
+        char what[80];
+        snprintf(what, sizeof what, "%s%s %s%s +%zu B", with_copies ? "copies, " : "", cases[c].buckets ? "buckets" : "64-bit sort",
+                 tu_type_names[t], desc ? " desc" : "", vbytes);
         CHECK(s == CLQSORT_SUCCESS && st.selected_keys >= k && st.host_round_trips == 1,
               "%s n=%zu k=%zu: %d, %u candidates, %u round trips: %s", what, n, k, s, st.selected_keys,
               st.host_round_trips, clqsort_last_error(ctx));
-        CHECK(s != CLQSORT_SUCCESS || (st.phase_two_records != 0) == crowded,
+        CHECK(s != CLQSORT_SUCCESS || (st.phase_two_records == 0) == cases[c].buckets,
               "%s n=%zu k=%zu: %u phase-two records, expected %s", what, n, k, st.phase_two_records,
-              crowded ? "the 64-bit sort's" : "none");
+              cases[c].buckets ? "none" : "the 64-bit sort's");
         if (s == CLQSORT_SUCCESS)
-            check_selected(kb, vb, in, ref, n, k, what);
+            check_selected(kb, vb, t, vbytes, in, ref, n, k, what);
         clReleaseMemObject(kb);
         clReleaseMemObject(vb);
     }
