@@ -277,6 +277,7 @@ typedef struct clq_plan {
     cl_uint select_count;              /* the caller's keys; `count` is the candidates' capacity */
     cl_uint select_value_bytes, select_pbits;
     unsigned select_from, select_to;   /* the selection's levels enqueued in this round (sort.c) */
+    unsigned select_first_levels;      /* those a blocking call's first round enqueues */
     cl_uint count;
     cl_uint topk;                      /* the first topk positions come out sorted (count: all) */
     cl_uint seq_cap, pool_cap, leaf_cap;

@@ -637,15 +637,19 @@ typedef struct sort_call {
 static const sort_call blocking = {NULL, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL};
 
 /* The levels a selection's first round enqueues (select_from = 1 to this). A blocking call
- * enqueues one: it is enough for most inputs (uniform keys at every k), while select_levels
- * counts the levels of the widest first range and of a sample that falls short, each an idle
- * launch of 0.005-0.008 ms on an H200 where the first level was enough (docs/PERFORMANCE.md).
- * The gather of a round whose levels were too few moves nothing and says so in the status
- * words; the call then enqueues the rest (run_sort), one more wait. An enqueued call cannot go
- * on after its return: it enqueues every level at once. */
+ * enqueues plan->select_first_levels: one is enough for most integer keys (uniform keys at
+ * every k), while select_levels counts the levels of the widest first range and of a sample
+ * that falls short, each an idle launch of 0.005-0.008 ms on an H200 where the first level was
+ * enough (docs/PERFORMANCE.md). Float keys take two: their first range reaches from -inf, so
+ * where floats crowd (spread evenly in value: the k smallest in one exponent) the bin of the
+ * k-th holds too many for one level (2^26 keys: about half a million). The gather of a round
+ * whose levels were too few moves nothing and says so in the status words; the call then
+ * enqueues the rest (run_sort), one more wait. An enqueued call cannot go on after its return:
+ * it enqueues every level at once. */
 static unsigned select_first_round(const clq_plan *plan, const sort_call *call)
 {
-    return call->enqueue ? select_levels(plan) : 1;
+    const unsigned all = select_levels(plan);
+    return call->enqueue || plan->select_first_levels > all ? all : plan->select_first_levels;
 }
 
 /* One round of a sort's commands in its slot (taken): the status inputs after the caller's
@@ -857,6 +861,7 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, size_t key_offset,
         plan.select_value_offset = plan.value_offset;
         plan.select_count = (cl_uint)count;
         plan.select_value_bytes = (cl_uint)value_bytes;
+        plan.select_first_levels = type == CLQSORT_KEY_FLOAT ? 2 : 1;
         plan.values = NULL;
         plan.value_offset = 0;
         while ((cl_ulong)1 << plan.select_pbits < count)

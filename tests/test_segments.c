@@ -818,6 +818,34 @@ static void partial_sort_buckets(const clqsort_info *info)
     free(in), free(ref), free(vals);
 }
 
+/* Float keys spread evenly in value, 2^24 of them: the first range reaches from -inf, and the
+ * first level's bin of the k-th holds about 130,000 keys, more than the candidates may be; a
+ * blocking call enqueues two levels for float keys (src/sort.c, select_first_round), so the
+ * selection still ends in one round trip. Not under --tiny (oclgrind). */
+static void partial_sort_float_levels(const clqsort_info *info)
+{
+    const size_t n = (size_t)1 << 24, k = 1024;
+    if (tiny || !selects(CLQSORT_KEY_FLOAT, n, k, info))
+        return;
+    unsigned char *in = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 4);
+    tu_generate_typed(CLQSORT_KEY_FLOAT, TU_UNIFORM, in, n, 81);
+    memcpy(ref, in, n * 4);
+    tu_sort_typed(CLQSORT_KEY_FLOAT, 0, ref, n);
+    tu_index_values(vals, 4, n);
+    cl_mem kb = buffer(n * 4, in, CL_MEM_READ_WRITE), vb = buffer(n * 4, vals, CL_MEM_READ_WRITE);
+    clqsort_status s = clqsort_partial_sort(ctx, kb, 0, vb, 0, n, CLQSORT_KEY_FLOAT, 4, k, 0);
+    clqsort_stats st = {0};
+    clqsort_get_stats(ctx, &st);
+    CHECK(s == CLQSORT_SUCCESS && st.selected_keys >= k && st.host_round_trips == 1,
+          "float levels n=%zu k=%zu: %d, %u candidates, %u round trips: %s", n, k, s, st.selected_keys,
+          st.host_round_trips, clqsort_last_error(ctx));
+    if (s == CLQSORT_SUCCESS)
+        check_selected(kb, vb, CLQSORT_KEY_FLOAT, 4, in, ref, n, k, "float levels");
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
+    free(in), free(ref), free(vals);
+}
+
 /* The host-array forms of partial and segmented sorts: the answer as on device buffers, and each
  * refusal, before the copies or found by the device, leaving the arrays as they were. */
 static void host_arrays(size_t n, const clqsort_info *info)
@@ -946,6 +974,7 @@ int main(int argc, char **argv)
     partial_sort_misleading_sample();
     partial_sort_enqueued_levels();
     partial_sort_buckets(&info);
+    partial_sort_float_levels(&info);
     invalid_segments(0);
     invalid_segments(1);
     host_refusals();
