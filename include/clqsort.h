@@ -338,14 +338,14 @@ clqsort_status clqsort_sort_segments(clqsort_context *ctx, cl_mem keys, size_t k
  * How: 32-bit keys with 2 k + 65536 <= count / 4, on a device with 64-bit atomics and at least
  * 4096 * 4 + 1024 * 8 + 8 * (gqsort_work_group of clqsort_info) + 64 bytes of local memory, are selected
  * first: a few reads of the keys narrow down at most 2 k + 65536 candidates, only those are
- * sorted (for k <= 2048 by one work-group in local memory; for larger k, where one read
- * finished the selection and none of its buckets holds more than 1024 candidates, bucket by
- * bucket in local memory, else as 64-bit keys by this library's sort), and the answer trades
- * places with the keys in the first k positions; equal keys then come out in input order with
- * or without CLQSORT_STABLE (clqsort_stats.selected_keys: the candidates). The blocking call first
- * enqueues one narrowing read, which is enough for most inputs; where it is not (keys with few
- * distinct values), nothing has moved yet, and the call enqueues the rest and waits a second
- * time (clqsort_stats.host_round_trips 2). clqsort_enqueue_partial_sort cannot wait: it enqueues
+ * sorted (for k <= 2048 by one work-group in local memory; for larger k, where the last read
+ * enqueued finished the selection and none of its buckets holds more than 1024 candidates,
+ * bucket by bucket in local memory, else as 64-bit keys by this library's sort), and the answer
+ * trades places with the keys in the first k positions; equal keys then come out in input order
+ * with or without CLQSORT_STABLE (clqsort_stats.selected_keys: the candidates). The blocking
+ * call first enqueues one narrowing read (two for float keys), which is enough for most inputs;
+ * where it is not (keys with few distinct values), nothing has moved yet, and the call enqueues
+ * the rest and waits a second time (clqsort_stats.host_round_trips 2). clqsort_enqueue_partial_sort cannot wait: it enqueues
  * every read any input needs, once. Every other partial sort partitions the keys and refines
  * only the partitions that reach into the first k positions. */
 clqsort_status clqsort_partial_sort(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
