@@ -345,8 +345,8 @@ clqsort_status clqsort_sort_segments(clqsort_context *ctx, cl_mem keys, size_t k
  * with or without CLQSORT_STABLE (clqsort_stats.selected_keys: the candidates). The blocking
  * call first enqueues one narrowing read (two for float keys), which is enough for most inputs;
  * where it is not (keys with few distinct values), nothing has moved yet, and the call enqueues
- * the rest and waits a second time (clqsort_stats.host_round_trips 2). clqsort_enqueue_partial_sort cannot wait: it enqueues
- * every read any input needs, once. Every other partial sort partitions the keys and refines
+ * the rest and waits a second time (clqsort_stats.host_round_trips 2).
+ * clqsort_enqueue_partial_sort cannot wait: it enqueues every read any input needs, once. Every other partial sort partitions the keys and refines
  * only the partitions that reach into the first k positions. */
 clqsort_status clqsort_partial_sort(clqsort_context *ctx, cl_mem keys, size_t keys_offset, cl_mem values,
                                     size_t values_offset, size_t count, clqsort_key_type key_type, size_t value_size,

@@ -512,6 +512,17 @@ static void smallest_to_ends(unsigned char *in, const unsigned char *ref, size_t
     }
 }
 
+/* The first of out[0, k) whose key differs from ref's by the documented order (tu_code_of:
+ * every NaN equal, whatever its payload); k if none does. */
+static size_t first_differing_key(clqsort_key_type t, const unsigned char *out, const unsigned char *ref, size_t k)
+{
+    const size_t w = tu_width_of(t);
+    for (size_t i = 0; i < k; i++)
+        if (tu_code_of(t, out + i * w) != tu_code_of(t, ref + i * w))
+            return i;
+    return k;
+}
+
 /* Partial sorts: k around every boundary (2048: the selection's sort in one group), for key
  * types of both widths, with and without values; the first k keys exactly the reference's, the
  * whole a permutation of the input. */
@@ -601,11 +612,7 @@ static void partial_sorts(const clqsort_info *info)
                         free(vback);
                     }
                     char why[300] = "";
-                    /* by the documented order (tu_code_of: every NaN equal, whatever its payload) */
-                    size_t bad = k;
-                    for (size_t i = 0; i < k && bad == k; i++)
-                        if (tu_code_of(cf->type, out + i * w) != tu_code_of(cf->type, ref + i * w))
-                            bad = i;
+                    const size_t bad = first_differing_key(cf->type, out, ref, k);
                     CHECK(bad == k, "partial %s%s n=%zu k=%zu (%s): key %zu of the first k differs from the "
                           "reference's", tu_type_names[cf->type], cf->desc ? " desc" : "", n, k, tu_dist_name(d), bad);
                     /* the whole a permutation: its values name each input position once, with its key;
@@ -657,24 +664,40 @@ static void partial_sorts(const clqsort_info *info)
     clReleaseMemObject(kb);
 }
 
-/* The answer of a partial sort of n uint32 keys `in` with their indices as 4-byte values, left in
- * kb and vb: the first k keys those of the reference sort `ref`, and the whole a permutation
- * whose values name each input position once, with its key. */
+/* The answer of a partial sort of n 32-bit keys `in` of type t with their indices as vbytes-byte
+ * values, left in kb and vb: the first k keys those of the reference sort `ref`, and the whole a
+ * permutation whose values name each input position once, with its key. */
 static void check_selected(cl_mem kb, cl_mem vb, clqsort_key_type t, size_t vbytes, const void *in, const void *ref,
                            size_t n, size_t k, const char *what)
 {
     unsigned char *out = malloc(n * 4), *vals = malloc(n * vbytes);
     read_back(kb, n * 4, out);
     read_back(vb, n * vbytes, vals);
-    /* by the documented order (tu_code_of: every NaN equal, whatever its payload) */
-    size_t bad = k;
-    for (size_t i = 0; i < k && bad == k; i++)
-        if (tu_code_of(t, out + i * 4) != tu_code_of(t, (const unsigned char *)ref + i * 4))
-            bad = i;
+    const size_t bad = first_differing_key(t, out, ref, k);
     CHECK(bad == k, "%s n=%zu k=%zu: key %zu of the first k differs from the reference's", what, n, k, bad);
     char why[300] = "";
     CHECK(tu_verify_values(t, in, out, vals, vbytes, n, why, sizeof why), "%s n=%zu k=%zu: %s", what, n, k, why);
     free(out), free(vals);
+}
+
+/* A blocking partial sort of the n 32-bit keys `in` of type t (flags as for clqsort_partial_sort)
+ * with their indices as vbytes-byte values, each in a buffer of its own: its stats in *st, and
+ * where it succeeded its answer checked against `ref` (check_selected). */
+static clqsort_status select_checked(clqsort_key_type t, unsigned flags, size_t vbytes, const void *in, const void *ref,
+                                     size_t n, size_t k, const char *what, clqsort_stats *st)
+{
+    unsigned char *vals = malloc(n * vbytes);
+    tu_index_values(vals, vbytes, n);
+    cl_mem kb = buffer(n * 4, in, CL_MEM_READ_WRITE), vb = buffer(n * vbytes, vals, CL_MEM_READ_WRITE);
+    const clqsort_status s = clqsort_partial_sort(ctx, kb, 0, vb, 0, n, t, vbytes, k, flags);
+    *st = (clqsort_stats){0};
+    clqsort_get_stats(ctx, st);
+    if (s == CLQSORT_SUCCESS)
+        check_selected(kb, vb, t, vbytes, in, ref, n, k, what);
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
+    free(vals);
+    return s;
 }
 
 /* A sample that misleads the selection (clqsort_shared.h, CLQ_SEL_RANK): the keys at the
@@ -685,7 +708,7 @@ static void partial_sort_misleading_sample(void)
 {
     const size_t n = tiny ? 9000 : 300007, samples = 4096;
     const size_t ks[] = {100, tiny ? 600 : 1000};
-    uint32_t *in = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 4);
+    uint32_t *in = malloc(n * 4), *ref = malloc(n * 4);
     tu_generate(TU_UNIFORM, in, n, 77);
     for (size_t i = 0; i < n; i++)
         in[i] |= 1u << 20;
@@ -697,23 +720,17 @@ static void partial_sort_misleading_sample(void)
     for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
         const size_t k = ks[ki];
         renew_context_if_tiny();
-        tu_index_values((unsigned char *)vals, 4, n);
-        cl_mem kb = buffer(n * 4, in, CL_MEM_READ_WRITE), vb = buffer(n * 4, vals, CL_MEM_READ_WRITE);
-        clqsort_status s = clqsort_partial_sort(ctx, kb, 0, vb, 0, n, CLQSORT_KEY_UINT32, 4, k, 0);
-        clqsort_stats st = {0};
-        clqsort_get_stats(ctx, &st);
+        clqsort_stats st;
+        const clqsort_status s =
+            select_checked(CLQSORT_KEY_UINT32, 0, 4, in, ref, n, k, "misleading sample", &st);
         CHECK(s == CLQSORT_SUCCESS && st.selected_keys >= k, "misleading sample n=%zu k=%zu: %d, %u candidates: %s", n,
               k, s, st.selected_keys, clqsort_last_error(ctx));
         /* the first level starts again, so one level cannot finish the selection; not at 9000 keys
          * and k = 100, where the rank (92) leaves the 128 sampled keys below 2^7 in the first range */
         CHECK(s != CLQSORT_SUCCESS || st.host_round_trips == 2 || (tiny && k == 100),
               "misleading sample n=%zu k=%zu: %u round trips", n, k, st.host_round_trips);
-        if (s == CLQSORT_SUCCESS)
-            check_selected(kb, vb, CLQSORT_KEY_UINT32, 4, in, ref, n, k, "misleading sample");
-        clReleaseMemObject(kb);
-        clReleaseMemObject(vb);
     }
-    free(in), free(ref), free(vals);
+    free(in), free(ref);
 }
 
 /* An enqueued selection cannot wait for its first round (src/sort.c, select_first_round): it
@@ -777,7 +794,7 @@ static void partial_sort_buckets(const clqsort_info *info)
         printf("partial sorts in buckets: not run, the device does not select\n");
         return;
     }
-    unsigned char *in = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 8);
+    unsigned char *in = malloc(n * 4), *ref = malloc(n * 4);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const clqsort_key_type t = cases[c].type;
         const int desc = cases[c].desc, with_copies = cases[c].copies;
@@ -796,26 +813,20 @@ static void partial_sort_buckets(const clqsort_info *info)
         memcpy(ref, in, n * 4);
         tu_sort_typed(t, desc, ref, n);
         renew_context_if_tiny();
-        tu_index_values(vals, vbytes, n);
-        cl_mem kb = buffer(n * 4, in, CL_MEM_READ_WRITE), vb = buffer(n * vbytes, vals, CL_MEM_READ_WRITE);
-        clqsort_status s = clqsort_partial_sort(ctx, kb, 0, vb, 0, n, t, vbytes, k, desc ? CLQSORT_DESCENDING : 0);
-        clqsort_stats st = {0};
-        clqsort_get_stats(ctx, &st);
         char what[80];
-        snprintf(what, sizeof what, "%s%s %s%s +%zu B", with_copies ? "copies, " : "", cases[c].buckets ? "buckets" : "64-bit sort",
-                 tu_type_names[t], desc ? " desc" : "", vbytes);
+        snprintf(what, sizeof what, "%s%s %s%s +%zu B", with_copies ? "copies, " : "",
+                 cases[c].buckets ? "buckets" : "64-bit sort", tu_type_names[t], desc ? " desc" : "", vbytes);
+        clqsort_stats st;
+        const clqsort_status s =
+            select_checked(t, desc ? CLQSORT_DESCENDING : 0, vbytes, in, ref, n, k, what, &st);
         CHECK(s == CLQSORT_SUCCESS && st.selected_keys >= k && st.host_round_trips == 1,
               "%s n=%zu k=%zu: %d, %u candidates, %u round trips: %s", what, n, k, s, st.selected_keys,
               st.host_round_trips, clqsort_last_error(ctx));
         CHECK(s != CLQSORT_SUCCESS || (st.phase_two_records == 0) == cases[c].buckets,
               "%s n=%zu k=%zu: %u phase-two records, expected %s", what, n, k, st.phase_two_records,
               cases[c].buckets ? "none" : "the 64-bit sort's");
-        if (s == CLQSORT_SUCCESS)
-            check_selected(kb, vb, t, vbytes, in, ref, n, k, what);
-        clReleaseMemObject(kb);
-        clReleaseMemObject(vb);
     }
-    free(in), free(ref), free(vals);
+    free(in), free(ref);
 }
 
 /* Float keys spread evenly in value, 2^24 of them: the first range reaches from -inf, and the
@@ -827,23 +838,16 @@ static void partial_sort_float_levels(const clqsort_info *info)
     const size_t n = (size_t)1 << 24, k = 1024;
     if (tiny || !selects(CLQSORT_KEY_FLOAT, n, k, info))
         return;
-    unsigned char *in = malloc(n * 4), *ref = malloc(n * 4), *vals = malloc(n * 4);
+    unsigned char *in = malloc(n * 4), *ref = malloc(n * 4);
     tu_generate_typed(CLQSORT_KEY_FLOAT, TU_UNIFORM, in, n, 81);
     memcpy(ref, in, n * 4);
     tu_sort_typed(CLQSORT_KEY_FLOAT, 0, ref, n);
-    tu_index_values(vals, 4, n);
-    cl_mem kb = buffer(n * 4, in, CL_MEM_READ_WRITE), vb = buffer(n * 4, vals, CL_MEM_READ_WRITE);
-    clqsort_status s = clqsort_partial_sort(ctx, kb, 0, vb, 0, n, CLQSORT_KEY_FLOAT, 4, k, 0);
-    clqsort_stats st = {0};
-    clqsort_get_stats(ctx, &st);
+    clqsort_stats st;
+    const clqsort_status s = select_checked(CLQSORT_KEY_FLOAT, 0, 4, in, ref, n, k, "float levels", &st);
     CHECK(s == CLQSORT_SUCCESS && st.selected_keys >= k && st.host_round_trips == 1,
           "float levels n=%zu k=%zu: %d, %u candidates, %u round trips: %s", n, k, s, st.selected_keys,
           st.host_round_trips, clqsort_last_error(ctx));
-    if (s == CLQSORT_SUCCESS)
-        check_selected(kb, vb, CLQSORT_KEY_FLOAT, 4, in, ref, n, k, "float levels");
-    clReleaseMemObject(kb);
-    clReleaseMemObject(vb);
-    free(in), free(ref), free(vals);
+    free(in), free(ref);
 }
 
 /* The host-array forms of partial and segmented sorts: the answer as on device buffers, and each
