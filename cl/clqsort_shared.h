@@ -40,7 +40,11 @@
                                   did, and nothing was moved (cl/select.cl); the host goes on */
 #define CLQ_ST_SEL_SORTED 32   /* 1: the selection sorted its candidates in their buckets
                                   (cl/select.cl), and the 64-bit program's sort of them sorts none */
-#define CLQ_ST_WORDS 33
+#define CLQ_ST_ENQUEUE_ERR 33  /* device-enqueue path: the first error enqueue_kernel returned, as
+                                  a uint (atomic_cmpxchg from 0) */
+#define CLQ_ST_FAIL_ENQUEUE 34 /* input, a test hook: the device-side launch of this number (from 1)
+                                  fails as if the queue were full; 0: none (CLQSORT_FAIL_DEVICE_ENQUEUE) */
+#define CLQ_ST_WORDS 35
 
 /* What clear_kernel (cl/segments.cl) clears before a sort, in status[CLQ_ST_CLEAR]. */
 #define CLQ_CLEAR_POOL 1u    /* the whole bucket pool buffer to 0 */

@@ -261,14 +261,25 @@ void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_
  * CLK_ENQUEUE_FLAGS_WAIT_KERNEL, so it starts once the kernel that enqueued it has finished and
  * its global writes are visible; the host's first relauncher_kernel completes only when the
  * whole chain has. Each block receives its
- * work-group's local memory as one `local void *` argument of the size of the body's struct. */
+ * work-group's local memory as one `local void *` argument of the size of the body's struct.
+ * A launch the runtime refuses ends the chain: CLQ_ERR_ENQUEUE, its error code and, in
+ * CLQ_ST_LAUNCHES, the launches before it; where it was the first or second, no sort pass ran
+ * and the host sorts again (src/pending.c: clq_repeatable). */
+
+/* Whether the next device-side launch is the one a test asks to fail (CLQ_ST_FAIL_ENQUEUE). */
+static bool clq_planted_failure(__global const uint *status)
+{
+    return status[CLQ_ST_FAIL_ENQUEUE] == status[CLQ_ST_LAUNCHES] + 1u;
+}
 
 static void clq_note_enqueue(__global uint *status, int err)
 {
     if (err == CLK_SUCCESS)
         atomic_inc(&status[CLQ_ST_LAUNCHES]);
-    else
+    else {
         atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_ENQUEUE);
+        atomic_cmpxchg(&status[CLQ_ST_ENQUEUE_ERR], 0u, (uint)err);
+    }
 }
 
 /* Called by every work-item at the end of a gqcount_kernel: the sort pass over the same blocks. */
@@ -277,7 +288,8 @@ void clq_after_gqcount(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_
 {
     if (get_global_id(0) == 0) {
         const uint blocks = status[CLQ_ST_CUR_BLOCKS];
-        int err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
+        int err = clq_planted_failure(status) ? CLK_DEVICE_QUEUE_FULL :
+                  enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
                                  ndrange_1D((size_t)blocks * CLQ_GQ_WG, CLQ_GQ_WG),
                                  ^(local void *lm) {
                                      clq_gqsort_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity,
@@ -296,7 +308,8 @@ void clq_enqueue_next(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
 {
     int err = CLK_SUCCESS;
     if (nseq > 0) {
-        err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
+        err = clq_planted_failure(status) ? CLK_DEVICE_QUEUE_FULL :
+              enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
                              ndrange_1D((size_t)units * CLQ_GQ_WG, CLQ_GQ_WG),
                              ^(local void *lm) {
                                  clq_gqcount_body(CLQ_BUFFER_ARGS, lists, pool, leaves, status, parity,
@@ -307,7 +320,8 @@ void clq_enqueue_next(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
     } else {
         const uint nleaves = min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
         if (nleaves > 0) {
-            err = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
+            err = clq_planted_failure(status) ? CLK_DEVICE_QUEUE_FULL :
+                  enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,
                                  ndrange_1D((size_t)nleaves * CLQ_LQ_WG, CLQ_LQ_WG),
                                  ^(local void *lm) {
                                      clq_lqsort_body(CLQ_BUFFER_ARGS, leaves, status, (local clq_lq_local *)lm);

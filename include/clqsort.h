@@ -194,6 +194,9 @@ typedef struct clqsort_stats {
                                    sequence into: the device's usual number, or twice it for the
                                    largest plain sorts, keys alone or pairs (README.md, "The
                                    largest sorts: wide programs") */
+    unsigned repeats;           /* device-enqueue path: times a blocking call sorted again, whole,
+                                   because the device could not launch its next kernel before
+                                   any key had moved (clqsort_sort); 0 on every other path */
 } clqsort_stats;
 
 /* Sets every field of *options to its initial value (see clqsort_options). */
@@ -242,6 +245,12 @@ void clqsort_release(clqsort_context *ctx);
  * clEnqueueNDRangeKernel, clEnqueueReadBuffer or clFinish), or a broken invariant the kernels
  * report (CLQSORT_ERROR_INTERNAL). After those the content of `keys` is unspecified (part of the
  * keys may still be in the scratch buffer), and the message says "the keys may have changed".
+ * On the device-enqueue path a kernel launches the next one itself, and the runtime may refuse
+ * (enqueue_kernel: a full device queue, resources short). Where that happens before the first
+ * sort pass has moved a key, the keys are a permutation of the input, and the call (blocking
+ * calls only) sorts again, whole, up to 3 tries in all (clqsort_stats.repeats counts them); a
+ * refusal in the last try, or any later one, is CLQSORT_ERROR_INTERNAL with the launch's error
+ * in the message, which says "the sort can be repeated" or "the keys may have changed".
  * count 0 and 1 succeed without touching the device.
  *
  * Order: integers by value; float and double by the total order

@@ -11,6 +11,7 @@
 #define CLQ_KEY_TYPES 6
 #define CLQ_PROGRAM_SLOTS (CLQ_KEY_TYPES * 2 * 3 * 2) /* key type x order x value size (none, 4, 8) x wide */
 #define CLQ_MESSAGE_BYTES 8192                    /* longest message kept for clqsort_last_error */
+#define CLQ_SORT_ATTEMPTS 3 /* a sort the device could not launch before any key moved: tries in all */
 #define CLQ_PROFILE_EVENTS 256                    /* launches of one sort timed with CLQSORT_PROFILE */
 
 /* ---- errors (errors.c): the one vocabulary -------------------------------------------------
@@ -217,6 +218,9 @@ struct clqsort_context {
     int event_phase[CLQ_PROFILE_EVENTS]; /* the clq_kernel_desc.phase each event timed */
     int enqueuing; /* inside clqsort_enqueue_*: no profile events (they complete later) */
     unsigned nevents;
+    unsigned fail_device_enqueue; /* CLQSORT_FAIL_DEVICE_ENQUEUE=N[*], a test hook: status[CLQ_ST_FAIL_ENQUEUE] */
+    int fail_every_attempt;       /* of every attempt of a sort (N*), not only the first (N) */
+    int repeatable;               /* clq_collect_all: the caller's sort failed, but can be repeated */
     char error[CLQ_MESSAGE_BYTES];
 };
 
@@ -277,6 +281,8 @@ typedef struct clq_plan {
     cl_uint select_count;              /* the caller's keys; `count` is the candidates' capacity */
     cl_uint select_value_bytes, select_pbits;
     unsigned select_from, select_to;   /* the selection's levels enqueued in this round (sort.c) */
+    unsigned attempt;                  /* 0, then 1.. for each repeat of a sort that could be
+                                          repeated (clq_repeatable) */
     unsigned select_first_levels;      /* those a blocking call's first round enqueues */
     cl_uint count;
     cl_uint topk;                      /* the first topk positions come out sorted (count: all) */
@@ -315,6 +321,8 @@ clqsort_status clq_collect_all(clqsort_context *ctx, int newest_is_mine);
  * in a second round, sort.c); its counters are then in ctx->stats, not the last sort's. Its words
  * stay readable until the next slot is taken. */
 int clq_stopped_short(const clq_pending *slot);
+/* whether a sort that failed stopped before moving a key, and can be repeated whole */
+int clq_repeatable(const clq_pending *slot);
 /* clqsort_release: waits for the slots and releases their events, reporting nothing. */
 void clq_abandon_slots(clqsort_context *ctx);
 

@@ -526,6 +526,10 @@ static clqsort_status finish_create(clqsort_context *ctx, clqsort_path wanted, c
         return abandon(ctx, s);
     const char *profile = getenv("CLQSORT_PROFILE");
     ctx->profile = !profile || !*profile || *profile == '0' ? 0 : *profile == '2' ? 2 : 1;
+    const char *fail = getenv("CLQSORT_FAIL_DEVICE_ENQUEUE");
+    char *end = NULL;
+    ctx->fail_device_enqueue = fail && *fail ? (unsigned)strtoul(fail, &end, 10) : 0u;
+    ctx->fail_every_attempt = end && *end == '*';
     *out = ctx;
     return CLQSORT_SUCCESS;
 }

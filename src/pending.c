@@ -107,6 +107,22 @@ static void name_bits(char *what, size_t size, unsigned bits, const char *const 
             snprintf(what + strlen(what), size - strlen(what), "%s%s", *what ? ", " : "", names[b]);
 }
 
+/* The name of an OpenCL C enqueue_kernel error (the codes of the OpenCL C specification). */
+static const char *enqueue_error_name(int err)
+{
+    switch (err) {
+    case -101: return "CLK_ENQUEUE_FAILURE";
+    case -102: return "CLK_INVALID_QUEUE";
+    case -160: return "CLK_INVALID_NDRANGE";
+    case -57: return "CLK_INVALID_EVENT_WAIT_LIST";
+    case -161: return "CLK_DEVICE_QUEUE_FULL";
+    case -51: return "CLK_INVALID_ARG_SIZE";
+    case -100: return "CLK_EVENT_ALLOCATION_FAILURE";
+    case -5: return "CLK_OUT_OF_RESOURCES";
+    default: return "not a code the specification names";
+    }
+}
+
 /* The verdict of a sort's output words, its message in msg (without the status and call). */
 static clqsort_status check_words(const clq_pending *slot, char *msg, size_t size)
 {
@@ -127,11 +143,18 @@ static clqsort_status check_words(const clq_pending *slot, char *msg, size_t siz
                                            "key outside its range", "bucket counts do not add up",
                                            "invalid segments", "selection miscounted"};
         name_bits(what, sizeof what, st[CLQ_ST_ERROR], bits, sizeof bits / sizeof bits[0]);
+        if (st[CLQ_ST_ERROR] & CLQ_ERR_ENQUEUE)
+            snprintf(what + strlen(what), sizeof what - strlen(what), ": enqueue_kernel returned %d (%s) after %u launches",
+                     (int)st[CLQ_ST_ENQUEUE_ERR], enqueue_error_name((int)st[CLQ_ST_ENQUEUE_ERR]),
+                     st[CLQ_ST_LAUNCHES]);
         snprintf(msg, size,
                  "the kernels reported error bits 0x%x (%s) with %u sequences left after %u levels (work list "
-                 "capacity %u, phase-two capacity %u); the keys may have changed",
+                 "capacity %u, phase-two capacity %u); %s",
                  st[CLQ_ST_ERROR], *what ? what : "none", st[CLQ_ST_CUR_SEQS], st[CLQ_ST_LEVELS], slot->seq_cap,
-                 slot->leaf_cap);
+                 slot->leaf_cap,
+                 clq_repeatable(slot) ? "the chain stopped before its first sort pass, so the keys are a permutation "
+                                        "of the input (each segment's of its own) and the sort can be repeated"
+                                      : "the keys may have changed");
         return CLQSORT_ERROR_INTERNAL;
     }
     if (st[CLQ_ST_SEL_SHORT] && !slot->may_stop_short) { /* cannot happen: every level was enqueued */
@@ -140,6 +163,17 @@ static clqsort_status check_words(const clq_pending *slot, char *msg, size_t siz
         return CLQSORT_ERROR_INTERNAL;
     }
     return CLQSORT_SUCCESS;
+}
+
+/* A device-enqueue chain that could not launch its first or second kernel (the count pass of the
+ * first level and its sort pass, or phase two alone) stopped before any kernel of phase one or two
+ * moved a key: what ran before it (a stable sort's packing, a selection, the short segments'
+ * networks) leaves the keys a permutation of the input, each segment's within it, and so does
+ * what runs after it (unpacking, placing the selection). Such a sort can be repeated whole. */
+int clq_repeatable(const clq_pending *slot)
+{
+    const cl_uint *st = slot->out;
+    return st[CLQ_ST_ERROR] == CLQ_ERR_ENQUEUE && st[CLQ_ST_LAUNCHES] < 2u;
 }
 
 int clq_stopped_short(const clq_pending *slot) { return slot->may_stop_short && slot->out[CLQ_ST_SEL_SHORT]; }
@@ -190,14 +224,17 @@ static void defer(clqsort_context *ctx, const clq_pending *slot, clqsort_status 
 clqsort_status clq_collect_all(clqsort_context *ctx, int newest_is_mine)
 {
     clqsort_status mine = CLQSORT_SUCCESS;
+    ctx->repeatable = 0;
     for (unsigned i = 0; i < ctx->npending; i++) {
         clq_pending *slot = slot_at(ctx, i);
         char msg[1024];
         const clqsort_status s = collect(ctx, slot, msg, sizeof msg);
         if (s == CLQSORT_SUCCESS)
             continue;
-        if (newest_is_mine && i + 1 == ctx->npending)
+        if (newest_is_mine && i + 1 == ctx->npending) {
             mine = clq_fail(ctx, s, "%s", msg);
+            ctx->repeatable = s == CLQSORT_ERROR_INTERNAL && clq_repeatable(slot);
+        }
         else
             defer(ctx, slot, s, msg);
     }

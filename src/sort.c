@@ -395,6 +395,7 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     st[CLQ_ST_SEG_END_GIVEN] = plan->seg_end != NULL;
     st[CLQ_ST_BAD_SEGMENT] = CL_UINT_MAX;
     st[CLQ_ST_TOPK] = plan->topk;
+    st[CLQ_ST_FAIL_ENQUEUE] = plan->attempt == 0 || ctx->fail_every_attempt ? ctx->fail_device_enqueue : 0u;
     const cl_uint clear = (plan->records && !ctx->pool_clear ? CLQ_CLEAR_POOL : 0u) |
                           (plan->segments && !ctx->windows_clear ? CLQ_CLEAR_WINDOWS : 0u);
     st[CLQ_ST_CLEAR] = clear;
@@ -722,11 +723,12 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
         CLQ_TRY(set_buffer_args(ctx, plan));
     plan->select_from = 1;
     plan->select_to = plan->select ? select_first_round(plan, call) : 0;
+    plan->attempt = 0;
     ctx->enqueuing = call->enqueue;
     if (ctx->profile)
         host[1] = host_ms();
     clqsort_status s;
-    do { /* one round; a second where the first round's selection stopped short */
+    for (;;) { /* one round; a second where the first round's selection stopped short */
         if ((s = clq_take_slot(ctx, clq_current_api(), &plan->slot)) != CLQSORT_SUCCESS)
             break;
         if (plan->select_from > 1) /* a second round of the same call keeps its number */
@@ -751,11 +753,19 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
             break;
         if ((s = clq_collect_all(ctx, 1)) != CLQSORT_SUCCESS) {
             (void)clFinish(ctx->queue); /* a failed wait: nothing of the sort may run on after the return */
-            break;
+            if (!ctx->repeatable || ++plan->attempt >= CLQ_SORT_ATTEMPTS)
+                break;
+            /* the device could not launch its chain before any key moved: the whole sort again */
+            ctx->stats.repeats++;
+            plan->select_from = 1;
+            plan->select_to = plan->select ? select_first_round(plan, call) : 0;
+            continue;
         }
-        plan->select_from = plan->select_to + 1; /* if it stopped short: the levels left */
+        if (!clq_stopped_short(plan->slot))
+            break;
+        plan->select_from = plan->select_to + 1; /* it stopped short: the levels left */
         plan->select_to = plan->select ? select_levels(plan) : 0;
-    } while (clq_stopped_short(plan->slot));
+    }
     if (ctx->profile)
         host[3] = host_ms();
     finish_profile(ctx, plan, s, host);
