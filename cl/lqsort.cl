@@ -318,8 +318,11 @@ void clq_lq_count(__global clq_key *out, __global const clq_key *src, clq_leaf l
 void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status, __local clq_lq_local *lm)
 {
     const uint lid = get_local_id(0);
-    /* after an error in phase one the list may have holes: leave the keys as they are */
-    const uint nleaves = status[CLQ_ST_ERROR] ? 0u : min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
+    /* after an error in phase one the list may have holes: leave the keys as they are; while
+     * phase one has sequences left (a host-loop round that enqueued fewer levels than the sort
+     * needs: src/sort.c, first_round_levels), the next round runs phase two */
+    const uint nleaves = status[CLQ_ST_ERROR] || status[CLQ_ST_CUR_SEQS] ? 0u
+                                                                         : min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
 
     /* 64-bit: near 2^32 one-key records, r + groups would wrap past nleaves */
     for (ulong r = get_group_id(0); r < nleaves; r += get_num_groups(0)) {

@@ -101,6 +101,10 @@ typedef struct clq_tuning {
                            * wide / 16 of lq_max keys on average takes a program of 2 x gq_ways,
                            * and one of 4-byte keys whose buckets after one level would, but not
                            * after one of 2 x gq_ways (clq_tuning_of_sort); 0: never */
+    unsigned level_margin; /* host loop, blocking sorts of keys or pairs: the levels enqueued first
+                            * are those uniform keys need and this many more; where phase one is
+                            * unfinished after them, the host enqueues the rest (a second round
+                            * trip). 64: every level at once (clq_first_levels) */
 } clq_tuning;
 
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
@@ -168,6 +172,8 @@ typedef struct clq_pending {
     cl_uint seq_cap, leaf_cap;
     int selecting;         /* a selecting partial sort: status[CLQ_ST_COUNT] is its candidates */
     int may_stop_short;    /* ... whose levels may end before its selection (CLQ_ST_SEL_SHORT) */
+    int levels_short;      /* a host-loop round that enqueued fewer phase-one levels than the
+                              sort may need: CLQ_ST_CUR_SEQS left over is not an error */
     clqsort_stats stats;   /* the host's counts; the device's are added when collected */
 } clq_pending;
 
@@ -252,6 +258,8 @@ cl_ulong clq_device_local_bytes(const clqsort_context *ctx);
  * enqueues this many, and the kernels choose their splits so that none needs more
  * (status[CLQ_ST_MAX_LEVELS]). */
 unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count);
+/* The phase-one levels uniform keys need, plus t->level_margin, at most `levels` */
+unsigned clq_first_levels(const clq_tuning *t, size_t count, unsigned levels);
 
 /* program.c: the built program of a key type and order, built on first use. */
 clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int descending,
@@ -288,7 +296,9 @@ typedef struct clq_plan {
     cl_uint topk;                      /* the first topk positions come out sorted (count: all) */
     cl_uint seq_cap, pool_cap, leaf_cap;
     unsigned code_bits;
-    unsigned levels; /* clq_levels: phase-one levels enqueued (host loop) and allowed */
+    unsigned levels; /* clq_levels: phase-one levels allowed (and enqueued in all, host loop) */
+    unsigned level_from, level_to; /* host loop: the levels this round enqueues (0..levels at
+                                      most; a blocking sort starts with clq_first_levels) */
     cl_uint tiles;   /* the tile path's tiles of lq_max keys (path_host_loop.c); 0: phase one */
     int records;     /* runs the relauncher (phase one, phase two): needs the work lists, bucket
                       * pool and phase-two list; the tile path and one-group selections do not */

@@ -137,7 +137,7 @@ static clqsort_status check_words(const clq_pending *slot, char *msg, size_t siz
                  st[CLQ_ST_BAD_SEGMENT], st[CLQ_ST_SEGMENTS], *what ? what : "no recorded cause", st[CLQ_ST_COUNT]);
         return CLQSORT_ERROR_INVALID_SEGMENTS;
     }
-    if (st[CLQ_ST_ERROR] || st[CLQ_ST_CUR_SEQS]) {
+    if (st[CLQ_ST_ERROR] || (st[CLQ_ST_CUR_SEQS] && !slot->levels_short)) {
         static const char *const bits[] = {"work list full", "phase-two list full", "too many levels",
                                            "phase-two stack full", "device enqueue failed", "bucket pool full",
                                            "key outside its range", "bucket counts do not add up",
@@ -176,7 +176,10 @@ int clq_repeatable(const clq_pending *slot)
     return st[CLQ_ST_ERROR] == CLQ_ERR_ENQUEUE && st[CLQ_ST_LAUNCHES] < 2u;
 }
 
-int clq_stopped_short(const clq_pending *slot) { return slot->may_stop_short && slot->out[CLQ_ST_SEL_SHORT]; }
+int clq_stopped_short(const clq_pending *slot)
+{
+    return (slot->may_stop_short && slot->out[CLQ_ST_SEL_SHORT]) || (slot->levels_short && slot->out[CLQ_ST_CUR_SEQS]);
+}
 
 /* Waits for one slot and checks it; on success its counters become the context's last. */
 static clqsort_status collect(clqsort_context *ctx, clq_pending *slot, char *msg, size_t size)

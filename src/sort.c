@@ -653,18 +653,45 @@ static unsigned select_first_round(const clq_plan *plan, const sort_call *call)
     return call->enqueue || plan->select_first_levels > all ? all : plan->select_first_levels;
 }
 
+/* The phase-one levels a host-loop sort's first round enqueues. A blocking sort (but a partial
+ * sort, whose levels refine only where position k lies) enqueues those that uniform keys need and the
+ * tuning's level_margin more, since each level it did not need costs two launches that find no
+ * work (0.005-0.008 ms each on an H200, and as long for the host to enqueue). Where phase one
+ * is unfinished after them, phase two returns at once (lqsort.cl), and the call enqueues the
+ * levels left and phase two again (run_sort), one more wait. The device-enqueue path launches
+ * exactly the levels it needs; an enqueued call cannot go on after its return: both take them all. */
+static unsigned first_round_levels(const clqsort_context *ctx, const clq_plan *plan, const sort_call *call,
+                                   clqsort_key_type type)
+{
+    if (ctx->path != CLQSORT_PATH_HOST_LOOP || call->enqueue || call->partial || plan->tiles)
+        return plan->levels;
+    /* float and double roots take slices of the values where those crowd the code range
+     * (relauncher.cl), which take no bit off it: one level more (2^26 uniform floats: 3) */
+    const unsigned slices = (type == CLQSORT_KEY_FLOAT || type == CLQSORT_KEY_DOUBLE) && !plan->stable;
+    const unsigned first = clq_first_levels(&plan->prog->tuning, plan->count, plan->levels) + slices;
+    return first < plan->levels ? first : plan->levels;
+}
+
 /* One round of a sort's commands in its slot (taken): the status inputs after the caller's
  * events, the kernels, the status outputs' read, and for an enqueue call the event of that
  * read. A selection enqueues its levels select_from to select_to. */
 static clqsort_status enqueue_round(clqsort_context *ctx, clq_plan *plan, const sort_call *call)
 {
-    clqsort_status s = start_sort(ctx, plan, call->nwait, call->wait);
+    const int more = plan->level_from > 0; /* a round that goes on with phase one's levels */
+    clqsort_status s = CLQSORT_SUCCESS;
+    if (more) { /* the device's state stays as the last round left it */
+        plan->slot->seq_cap = plan->seq_cap;
+        plan->slot->leaf_cap = plan->leaf_cap;
+    } else {
+        s = start_sort(ctx, plan, call->nwait, call->wait);
+    }
     plan->slot->may_stop_short = !call->enqueue && plan->select && plan->select_to < select_levels(plan);
-    if (s == CLQSORT_SUCCESS && plan->stable)
+    plan->slot->levels_short = plan->level_to < plan->levels;
+    if (s == CLQSORT_SUCCESS && plan->stable && !more)
         s = launch_stable(ctx, plan, plan->stable->stable_pack, "stable_pack_kernel");
     if (s == CLQSORT_SUCCESS && plan->select)
         s = launch_selection(ctx, plan);
-    if (s == CLQSORT_SUCCESS && plan->segments)
+    if (s == CLQSORT_SUCCESS && plan->segments && !more)
         s = launch_segments(ctx, plan);
     if (s == CLQSORT_SUCCESS && select_in_one_group(plan)) /* the launch after the gather */
         s = launch_select_kernel(ctx, plan, CLQ_SELECT_SORT, 1, plan->select_to + 2);
@@ -724,6 +751,8 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     plan->select_from = 1;
     plan->select_to = plan->select ? select_first_round(plan, call) : 0;
     plan->attempt = 0;
+    plan->level_from = 0;
+    plan->level_to = first_round_levels(ctx, plan, call, type);
     ctx->enqueuing = call->enqueue;
     if (ctx->profile)
         host[1] = host_ms();
@@ -759,12 +788,19 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
             ctx->stats.repeats++;
             plan->select_from = 1;
             plan->select_to = plan->select ? select_first_round(plan, call) : 0;
+            plan->level_from = 0;
+            plan->level_to = first_round_levels(ctx, plan, call, type);
             continue;
         }
         if (!clq_stopped_short(plan->slot))
             break;
-        plan->select_from = plan->select_to + 1; /* it stopped short: the levels left */
-        plan->select_to = plan->select ? select_levels(plan) : 0;
+        if (plan->select) { /* the selection stopped short: its levels left */
+            plan->select_from = plan->select_to + 1;
+            plan->select_to = select_levels(plan);
+        } else { /* phase one stopped short: its levels left */
+            plan->level_from = plan->level_to;
+            plan->level_to = plan->levels;
+        }
     }
     if (ctx->profile)
         host[3] = host_ms();

@@ -42,11 +42,12 @@ static const tuning_entry table[] = {
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
-      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 16, .seg_net = 2, .wide = 15}},
+      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 16, .seg_net = 2, .wide = 15,
+      .level_margin = 0}},
     {CL_DEVICE_TYPE_GPU, "",
      {.gq_wg = 256, .gq_k = 8, .gq_ways = 256, .gq_count_k = 32, .lq_wg = 256, .lq_ways = 256, .lq_max = 2048,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 8, .extra_levels = 1,
-      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 1}},
+      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 1, .level_margin = 64}},
     /* CPUs: a work-group runs on one core, so both phases run best as one work-item per group,
      * counting with plain increments instead of local atomics. pocl 3.1, 2 cores, 2^22 keys:
      * 60 ms (16-item groups in phase one: 172 ms). Intel's CPU runtime 2026.2, same cores:
@@ -55,11 +56,11 @@ static const tuning_entry table[] = {
     {CL_DEVICE_TYPE_CPU, "",
      {.gq_wg = 1, .gq_k = 2048, .gq_ways = 64, .gq_count_k = 16384, .lq_wg = 1, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 64, .groups_per_cu = 8, .extra_levels = 1,
-      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 0}},
+      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 0, .level_margin = 64}},
     {CL_DEVICE_TYPE_ALL, "",
      {.gq_wg = 64, .gq_k = 8, .gq_ways = 64, .gq_count_k = 16, .lq_wg = 64, .lq_ways = 128, .lq_max = 1024,
       .lq_small = 32, .fill_chunk = 8192, .rl_wg = 64, .groups_per_cu = 4, .extra_levels = 1, .select_slack = 65536,
-      .select_groups_per_cu = 4, .small_tiles = 1, .seg_net = 1}},
+      .select_groups_per_cu = 4, .small_tiles = 1, .seg_net = 1, .level_margin = 64}},
 };
 
 static int vendor_matches(const char *vendor, const char *want)
@@ -191,6 +192,8 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->select_groups_per_cu = 1;
     if (t->extra_levels > 64)
         t->extra_levels = 64;
+    if (t->level_margin > 64)
+        t->level_margin = 64;
     if (t->small_tiles > CLQ_TILES_MAX)
         t->small_tiles = CLQ_TILES_MAX;
     if (t->seg_net == 2 && !ctx->has_ptx_shuffles)
@@ -212,6 +215,24 @@ unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count)
      * enqueue saves two launches. */
     const int spare = (cl_ulong)count / (t->lq_max / 2 ? t->lq_max / 2 : 1) >= t->gq_ways;
     return (code_bits + ways_log2 - 1) / ways_log2 + (spare ? t->extra_levels : 0u);
+}
+
+unsigned clq_first_levels(const clq_tuning *t, size_t count, unsigned levels)
+{
+    /* relauncher.cl's split by length (clq_ways_log2): about lq_max / 2 keys a bucket, at most
+     * gq_ways buckets; a bucket above 3/4 of lq_max counts as one that takes another level */
+    const size_t half = t->lq_max / 2 ? t->lq_max / 2 : 1;
+    unsigned need = 0;
+    for (size_t len = count; len > t->lq_max / 4 * 3 && need < levels; need++) {
+        const size_t parts = (len - 1) / half + 1;
+        unsigned ways = 2;
+        while (ways < parts && ways < t->gq_ways)
+            ways *= 2;
+        len = (len + ways - 1) / ways;
+    }
+    if (count <= t->lq_max)
+        return 0;
+    return need + t->level_margin < levels ? need + t->level_margin : levels;
 }
 
 void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *out)
@@ -247,6 +268,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         {"extra_levels", &t->extra_levels, -1}, {"select_slack", &t->select_slack, -1},
         {"select_groups_per_cu", &t->select_groups_per_cu, 0}, {"small_tiles", &t->small_tiles, -1},
         {"seg_net", &t->seg_net, -1},    {"wide", &t->wide, -1},
+        {"level_margin", &t->level_margin, -1},
     };
     const char *p = env;
     while (*p) {
