@@ -226,7 +226,6 @@ struct clqsort_context {
     unsigned nevents;
     unsigned fail_device_enqueue; /* CLQSORT_FAIL_DEVICE_ENQUEUE=N[*], a test hook: status[CLQ_ST_FAIL_ENQUEUE] */
     int fail_every_attempt;       /* of every attempt of a sort (N*), not only the first (N) */
-    int repeatable;               /* clq_collect_all: the caller's sort failed, but can be repeated */
     char error[CLQ_MESSAGE_BYTES];
 };
 

@@ -227,17 +227,14 @@ static void defer(clqsort_context *ctx, const clq_pending *slot, clqsort_status 
 clqsort_status clq_collect_all(clqsort_context *ctx, int newest_is_mine)
 {
     clqsort_status mine = CLQSORT_SUCCESS;
-    ctx->repeatable = 0;
     for (unsigned i = 0; i < ctx->npending; i++) {
         clq_pending *slot = slot_at(ctx, i);
         char msg[1024];
         const clqsort_status s = collect(ctx, slot, msg, sizeof msg);
         if (s == CLQSORT_SUCCESS)
             continue;
-        if (newest_is_mine && i + 1 == ctx->npending) {
+        if (newest_is_mine && i + 1 == ctx->npending)
             mine = clq_fail(ctx, s, "%s", msg);
-            ctx->repeatable = s == CLQSORT_ERROR_INTERNAL && clq_repeatable(slot);
-        }
         else
             defer(ctx, slot, s, msg);
     }

@@ -402,9 +402,6 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     const cl_ulong pool_words = clear & CLQ_CLEAR_POOL ? ctx->pool_bytes / 4 : 0;
     st[CLQ_ST_POOL_WORDS] = (cl_uint)pool_words;
     st[CLQ_ST_POOL_WORDS + 1] = (cl_uint)(pool_words >> 32);
-    plan->slot->seq_cap = plan->seq_cap;
-    plan->slot->leaf_cap = plan->leaf_cap;
-    plan->slot->selecting = plan->select != NULL;
     CLQ_TRY(clq_write_status(ctx, plan->slot, nwait, wait));
     /* The kernels leave every bucket record they use cleared, but a sort that failed half-way
      * would not, nor is a new buffer clear: the pool is cleared whole unless the last sort on it
@@ -672,19 +669,26 @@ static unsigned first_round_levels(const clqsort_context *ctx, const clq_plan *p
     return first < plan->levels ? first : plan->levels;
 }
 
+/* A call's first round: the selection's first levels and phase one's (a repeat starts over). */
+static void first_round(const clqsort_context *ctx, clq_plan *plan, const sort_call *call, clqsort_key_type type)
+{
+    plan->select_from = 1;
+    plan->select_to = plan->select ? select_first_round(plan, call) : 0;
+    plan->level_from = 0;
+    plan->level_to = first_round_levels(ctx, plan, call, type);
+}
+
 /* One round of a sort's commands in its slot (taken): the status inputs after the caller's
  * events, the kernels, the status outputs' read, and for an enqueue call the event of that
  * read. A selection enqueues its levels select_from to select_to. */
 static clqsort_status enqueue_round(clqsort_context *ctx, clq_plan *plan, const sort_call *call)
 {
-    const int more = plan->level_from > 0; /* a round that goes on with phase one's levels */
-    clqsort_status s = CLQSORT_SUCCESS;
-    if (more) { /* the device's state stays as the last round left it */
-        plan->slot->seq_cap = plan->seq_cap;
-        plan->slot->leaf_cap = plan->leaf_cap;
-    } else {
-        s = start_sort(ctx, plan, call->nwait, call->wait);
-    }
+    const int more = plan->level_from > 0; /* a round that goes on with phase one's levels: the
+                                              device's state stays as the last round left it */
+    plan->slot->seq_cap = plan->seq_cap;
+    plan->slot->leaf_cap = plan->leaf_cap;
+    plan->slot->selecting = plan->select != NULL;
+    clqsort_status s = more ? CLQSORT_SUCCESS : start_sort(ctx, plan, call->nwait, call->wait);
     plan->slot->may_stop_short = !call->enqueue && plan->select && plan->select_to < select_levels(plan);
     plan->slot->levels_short = plan->level_to < plan->levels;
     if (s == CLQSORT_SUCCESS && plan->stable && !more)
@@ -748,11 +752,8 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
         CLQ_TRY(set_select_args(ctx, plan));
     if (!select_in_one_group(plan)) /* which sorts no keys with the program */
         CLQ_TRY(set_buffer_args(ctx, plan));
-    plan->select_from = 1;
-    plan->select_to = plan->select ? select_first_round(plan, call) : 0;
+    first_round(ctx, plan, call, type);
     plan->attempt = 0;
-    plan->level_from = 0;
-    plan->level_to = first_round_levels(ctx, plan, call, type);
     ctx->enqueuing = call->enqueue;
     if (ctx->profile)
         host[1] = host_ms();
@@ -782,14 +783,11 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
             break;
         if ((s = clq_collect_all(ctx, 1)) != CLQSORT_SUCCESS) {
             (void)clFinish(ctx->queue); /* a failed wait: nothing of the sort may run on after the return */
-            if (!ctx->repeatable || ++plan->attempt >= CLQ_SORT_ATTEMPTS)
+            if (s != CLQSORT_ERROR_INTERNAL || !clq_repeatable(plan->slot) || ++plan->attempt >= CLQ_SORT_ATTEMPTS)
                 break;
             /* the device could not launch its chain before any key moved: the whole sort again */
             ctx->stats.repeats++;
-            plan->select_from = 1;
-            plan->select_to = plan->select ? select_first_round(plan, call) : 0;
-            plan->level_from = 0;
-            plan->level_to = first_round_levels(ctx, plan, call, type);
+            first_round(ctx, plan, call, type);
             continue;
         }
         if (!clq_stopped_short(plan->slot))

@@ -221,6 +221,8 @@ unsigned clq_first_levels(const clq_tuning *t, size_t count, unsigned levels)
 {
     /* relauncher.cl's split by length (clq_ways_log2): about lq_max / 2 keys a bucket, at most
      * gq_ways buckets; a bucket above 3/4 of lq_max counts as one that takes another level */
+    if (count <= t->lq_max)
+        return 0;
     const size_t half = t->lq_max / 2 ? t->lq_max / 2 : 1;
     unsigned need = 0;
     for (size_t len = count; len > t->lq_max / 4 * 3 && need < levels; need++) {
@@ -230,8 +232,6 @@ unsigned clq_first_levels(const clq_tuning *t, size_t count, unsigned levels)
             ways *= 2;
         len = (len + ways - 1) / ways;
     }
-    if (count <= t->lq_max)
-        return 0;
     return need + t->level_margin < levels ? need + t->level_margin : levels;
 }
 
