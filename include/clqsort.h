@@ -251,9 +251,10 @@ void clqsort_release(clqsort_context *ctx);
  * On the device-enqueue path a kernel launches the next one itself, and the runtime may refuse
  * (enqueue_kernel: a full device queue, resources short). Where that happens before the first
  * sort pass has moved a key, the keys are a permutation of the input, and the call (blocking
- * calls only) sorts again, whole, up to 3 tries in all (clqsort_stats.repeats counts them); a
- * refusal in the last try, or any later one, is CLQSORT_ERROR_INTERNAL with the launch's error
- * in the message, which says "the sort can be repeated" or "the keys may have changed".
+ * calls only) sorts again, whole, up to 6 tries in all, pausing 1, 4, 16, 64 and 256 ms before
+ * them (clqsort_stats.repeats counts them); a refusal in the last try, or any later one, is
+ * CLQSORT_ERROR_INTERNAL with the launch's error in the message, which says "the sort can be
+ * repeated" or "the keys may have changed".
  * count 0 and 1 succeed without touching the device.
  *
  * Order: integers by value; float and double by the total order

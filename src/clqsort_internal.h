@@ -11,7 +11,8 @@
 #define CLQ_KEY_TYPES 6
 #define CLQ_PROGRAM_SLOTS (CLQ_KEY_TYPES * 2 * 3 * 2) /* key type x order x value size (none, 4, 8) x wide */
 #define CLQ_MESSAGE_BYTES 8192                    /* longest message kept for clqsort_last_error */
-#define CLQ_SORT_ATTEMPTS 3 /* a sort the device could not launch before any key moved: tries in all */
+#define CLQ_SORT_ATTEMPTS 6 /* a sort the device could not launch before any key moved: tries in all,
+                               each after a pause 4 times the last, from 1 ms (341 ms in all) */
 #define CLQ_PROFILE_EVENTS 256                    /* launches of one sort timed with CLQSORT_PROFILE */
 
 /* ---- errors (errors.c): the one vocabulary -------------------------------------------------
@@ -31,6 +32,8 @@ const char *clq_cl_error_name(cl_int err);
 /* One clBuildProgram at a time in the process (src/context.c; why: src/program.c). */
 void clq_lock_builds(void);
 void clq_unlock_builds(void);
+/* Sleeps the calling thread for ms milliseconds (src/context.c). */
+void clq_pause_ms(unsigned ms);
 /* Raises a clCreate* call that failed: an error code, or no object without one. */
 clqsort_status clq_check_created(clqsort_context *ctx, const void *object, cl_int err, const char *call,
                                  const char *what);
@@ -224,8 +227,8 @@ struct clqsort_context {
     int event_phase[CLQ_PROFILE_EVENTS]; /* the clq_kernel_desc.phase each event timed */
     int enqueuing; /* inside clqsort_enqueue_*: no profile events (they complete later) */
     unsigned nevents;
-    unsigned fail_device_enqueue; /* CLQSORT_FAIL_DEVICE_ENQUEUE=N[*], a test hook: status[CLQ_ST_FAIL_ENQUEUE] */
-    int fail_every_attempt;       /* of every attempt of a sort (N*), not only the first (N) */
+    unsigned fail_device_enqueue; /* CLQSORT_FAIL_DEVICE_ENQUEUE=N[*[K]], a test hook: status[CLQ_ST_FAIL_ENQUEUE] */
+    unsigned fail_attempts;       /* in how many of a sort's first attempts: 1 (N), K (N*K), all (N*) */
     char error[CLQ_MESSAGE_BYTES];
 };
 

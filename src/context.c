@@ -1,11 +1,16 @@
 /* context.c - host memory, device selection (options and CLQSORT_* environment), contexts. */
+#ifndef _WIN32
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#endif
 #include "clqsort_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef _WIN32
 #include <windows.h>
@@ -14,6 +19,7 @@ static void lock_discovery(void) { AcquireSRWLockExclusive(&discovery_lock); }
 static void unlock_discovery(void) { ReleaseSRWLockExclusive(&discovery_lock); }
 void clq_lock_builds(void) { AcquireSRWLockExclusive(&build_lock); }
 void clq_unlock_builds(void) { ReleaseSRWLockExclusive(&build_lock); }
+void clq_pause_ms(unsigned ms) { Sleep(ms); }
 #else
 #include <pthread.h>
 static pthread_mutex_t discovery_lock = PTHREAD_MUTEX_INITIALIZER, build_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -21,6 +27,12 @@ static void lock_discovery(void) { pthread_mutex_lock(&discovery_lock); }
 static void unlock_discovery(void) { pthread_mutex_unlock(&discovery_lock); }
 void clq_lock_builds(void) { pthread_mutex_lock(&build_lock); }
 void clq_unlock_builds(void) { pthread_mutex_unlock(&build_lock); }
+void clq_pause_ms(unsigned ms)
+{
+    struct timespec t = {(time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) /* a signal: sleep the rest */
+        ;
+}
 #endif
 
 /* ---- host memory ----------------------------------------------------------------------------- */
@@ -529,7 +541,8 @@ static clqsort_status finish_create(clqsort_context *ctx, clqsort_path wanted, c
     const char *fail = getenv("CLQSORT_FAIL_DEVICE_ENQUEUE");
     char *end = NULL;
     ctx->fail_device_enqueue = fail && *fail ? (unsigned)strtoul(fail, &end, 10) : 0u;
-    ctx->fail_every_attempt = end && *end == '*';
+    /* N: the first attempt; N*K: the first K; N*: every attempt */
+    ctx->fail_attempts = !end || *end != '*' ? 1u : end[1] ? (unsigned)strtoul(end + 1, NULL, 10) : UINT_MAX;
     *out = ctx;
     return CLQSORT_SUCCESS;
 }

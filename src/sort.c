@@ -395,7 +395,7 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     st[CLQ_ST_SEG_END_GIVEN] = plan->seg_end != NULL;
     st[CLQ_ST_BAD_SEGMENT] = CL_UINT_MAX;
     st[CLQ_ST_TOPK] = plan->topk;
-    st[CLQ_ST_FAIL_ENQUEUE] = plan->attempt == 0 || ctx->fail_every_attempt ? ctx->fail_device_enqueue : 0u;
+    st[CLQ_ST_FAIL_ENQUEUE] = plan->attempt < ctx->fail_attempts ? ctx->fail_device_enqueue : 0u;
     const cl_uint clear = (plan->records && !ctx->pool_clear ? CLQ_CLEAR_POOL : 0u) |
                           (plan->segments && !ctx->windows_clear ? CLQ_CLEAR_WINDOWS : 0u);
     st[CLQ_ST_CLEAR] = clear;
@@ -785,8 +785,12 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
             (void)clFinish(ctx->queue); /* a failed wait: nothing of the sort may run on after the return */
             if (s != CLQSORT_ERROR_INTERNAL || !clq_repeatable(plan->slot) || ++plan->attempt >= CLQ_SORT_ATTEMPTS)
                 break;
-            /* the device could not launch its chain before any key moved: the whole sort again */
+            /* the device could not launch its chain before any key moved: the whole sort again,
+             * after a pause that grows fourfold with each try. What refused the launch is the
+             * runtime's, shared with other sorts and programs (on Intel's CPU runtime: three
+             * tries in a row failed while 8 threads sorted), so it is given time to drain. */
             ctx->stats.repeats++;
+            clq_pause_ms(1u << (2u * (plan->attempt - 1u)));
             first_round(ctx, plan, call, type);
             continue;
         }

@@ -4,13 +4,14 @@
  * A kernel of that path launches the next one with enqueue_kernel, which a runtime may refuse
  * (a full device queue, resources short while other programs run). CLQSORT_FAIL_DEVICE_ENQUEUE=N
  * (read when a context is created) makes the N-th device-side launch of a sort's first attempt
- * fail as if the queue were full; N* makes it fail in every attempt. The checks:
+ * fail as if the queue were full; N*K in the first K attempts, N* in every attempt. The checks:
  *   - N = 1 and 2 (the first level's count pass and sort pass, or phase two alone): no key has
  *     moved, so a blocking call sorts again, whole, and succeeds; the result is verified and
  *     clqsort_stats.repeats is 1. Keys, pairs (the double keys with 8-byte values of the failure
  *     once seen under threads), stable pairs, segments and a partial sort.
  *   - N = 3 (after a sort pass moved keys): CLQSORT_ERROR_INTERNAL, the message names the
  *     launch's error and says the keys may have changed.
+ *   - N = 1*3: the first three attempts fail (the refusal once seen in CI), the fourth sorts.
  *   - N = 1*: every attempt fails: CLQSORT_ERROR_INTERNAL after CLQ_SORT_ATTEMPTS tries, the
  *     message says the sort can be repeated, and the keys are byte-for-byte as they were; a
  *     context without the variable then sorts the same buffer.
@@ -162,6 +163,26 @@ static void failure_after_keys_moved(void)
     clqsort_release(ctx);
 }
 
+/* The refusal seen in CI (intel_threads): three tries in a row refused before the first launch
+ * (enqueue_kernel -101). The later tries, after pauses, sort the double pairs; repeats 3. */
+static void failure_in_three_tries(void)
+{
+    clqsort_context *ctx = create_failing("1*3");
+    const size_t n = 20000;
+    unsigned char *in = malloc(n * 8), *out = malloc(n * 8), *vals = malloc(n * 8);
+    tu_generate_typed(CLQSORT_KEY_DOUBLE, TU_UNIFORM, in, n, 41);
+    memcpy(out, in, n * 8);
+    tu_index_values(vals, 8, n);
+    const clqsort_status s = clqsort_sort_pairs_host(ctx, out, vals, n, CLQSORT_KEY_DOUBLE, 8, 0);
+    CHECK(s == CLQSORT_SUCCESS, "fail 1*3, double pairs: %s", clqsort_last_error(ctx));
+    char why[256];
+    CHECK(s != CLQSORT_SUCCESS || tu_verify_pairs(CLQSORT_KEY_DOUBLE, 0, in, out, vals, 8, n, why, sizeof why),
+          "fail 1*3, double pairs: %s", why);
+    CHECK(repeats_of(ctx) == 3, "fail 1*3, double pairs: %u repeats, expected 3", repeats_of(ctx));
+    free(in), free(out), free(vals);
+    clqsort_release(ctx);
+}
+
 /* Every attempt fails: refused after the last, the keys as they were; another context sorts them. */
 static void failure_every_attempt(void)
 {
@@ -198,6 +219,7 @@ int main(void)
     repeated_sorts("1");
     repeated_sorts("2");
     failure_after_keys_moved();
+    failure_in_three_tries();
     failure_every_attempt();
     return tu_finish("test_device_faults");
 }

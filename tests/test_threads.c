@@ -31,6 +31,7 @@ static cl_context shared_cl;
 static cl_device_id device;
 static clqsort_context *busy_ctx;
 static atomic_int busy_refusals, busy_sorts, release_refusals;
+static atomic_uint repeated_sorts; /* device-enqueue path: sorts repeated after a refused launch */
 
 static cl_mem new_buffer(cl_context c, const void *data, size_t bytes)
 {
@@ -61,6 +62,9 @@ static void sort_and_verify(clqsort_context *ctx, int tid, clqsort_key_type type
                                    : clqsort_sort(ctx, kb, n, type, flags);
     CHECK(s == CLQSORT_SUCCESS, "thread %d %s values %zu: %s", tid, tu_type_names[type], vsize, clqsort_last_error(ctx));
     if (s == CLQSORT_SUCCESS) {
+        clqsort_stats st;
+        clqsort_get_stats(ctx, &st);
+        atomic_fetch_add(&repeated_sorts, st.repeats ? 1u : 0u);
         char why[256];
         read_back(q, kb, out, n * w);
         if (vsize)
@@ -276,6 +280,7 @@ int main(int argc, char **argv)
             clReleaseContext(shared_cl);
         }
     }
+    printf("sorts repeated after the device refused a launch: %u\n", atomic_load(&repeated_sorts));
     if (strstr(modes, "busy")) {
         busy_ctx = probe;
         probe = NULL;
