@@ -783,8 +783,12 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
             break;
         if ((s = clq_collect_all(ctx, 1)) != CLQSORT_SUCCESS) {
             (void)clFinish(ctx->queue); /* a failed wait: nothing of the sort may run on after the return */
-            if (s != CLQSORT_ERROR_INTERNAL || !clq_repeatable(plan->slot) || ++plan->attempt >= CLQ_SORT_ATTEMPTS)
+            if (s != CLQSORT_ERROR_INTERNAL || !clq_repeatable(plan->slot))
                 break;
+            if (++plan->attempt >= CLQ_SORT_ATTEMPTS) {
+                clq_append(ctx, "; the device refused the launch in each of %u tries", CLQ_SORT_ATTEMPTS);
+                break;
+            }
             /* the device could not launch its chain before any key moved: the whole sort again,
              * after a pause that grows fourfold with each try. What refused the launch is the
              * runtime's, shared with other sorts and programs (on Intel's CPU runtime: three

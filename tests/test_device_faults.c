@@ -196,6 +196,8 @@ static void failure_every_attempt(void)
     CHECK(s == CLQSORT_ERROR_INTERNAL, "fail 1*: status %d, expected CLQSORT_ERROR_INTERNAL: %s", s, msg);
     CHECK(strstr(msg, "after 0 launches") && strstr(msg, "the sort can be repeated"),
           "fail 1*: the message does not say the sort can be repeated: %s", msg);
+    CHECK(strstr(msg, "the device refused the launch in each of 6 tries") != NULL,
+          "fail 1*: the message does not count the tries: %s", msg);
     read_back(ctx, kb, out, n * 4);
     CHECK(!memcmp(in, out, n * 4), "fail 1*: the keys changed, though no sort pass ran");
     clqsort_context *other = create_failing(NULL);
