@@ -11,9 +11,9 @@
  *
  *   test_types [--ascending] [--large]
  *     --ascending: ascending order only. A descending program differs from its ascending one
- *       only in how codes are made, which every other run of test_types covers; types_wide
- *       (wide programs) and types_small_tuning pass it, as every program is a build of its own
- *       on pocl (minutes each suite where pocl's kernel cache is empty).
+ *       only in how codes are made, which types, types_asan and the Intel suites cover;
+ *       types_wide (wide programs), types_small_tuning and types_tiles pass it, as every program
+ *       is a build of its own on pocl (minutes a suite where pocl's kernel cache is empty).
  *     --large: every distribution at every size (by default the larger sizes take three).
  */
 #include "test_util.h"
