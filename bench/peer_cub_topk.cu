@@ -9,7 +9,7 @@
 //   - median of --runs after --warmup runs; every run, warm-up included, read back and checked
 //     against the first k keys of the host's sort of the input.
 // DeviceTopK came with CCCL 3.3; CUDA 13.0 ships CCCL 3.0, so CMake builds this program only
-// where CLQSORT_CCCL_INCLUDE_DIR names newer headers (README.md, "Peers").
+// where CLQSORT_CCCL_INCLUDE_DIR names newer headers (README.md, "Commands").
 //   clqsort-peer-cub-topk [--n LIST] [--topk LIST] [--dist LIST] [--runs N] [--warmup N] [--csv FILE]
 // Exit status 1 if any run is wrong. CSV columns are clqsort-bench's.
 #include <cub/device/device_radix_sort.cuh>
