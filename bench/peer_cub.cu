@@ -28,22 +28,7 @@
 extern "C" {
 #include "test_util.h"
 }
-
-#define CUDA_OK(call)                                                                                   \
-    do {                                                                                                \
-        cudaError_t e_ = (call);                                                                        \
-        if (e_ != cudaSuccess) {                                                                        \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            std::exit(2);                                                                               \
-        }                                                                                               \
-    } while (0)
-
-static size_t parse_size(const char *s)
-{
-    if (s[0] == '2' && s[1] == '^')
-        return size_t(1) << std::atoi(s + 2);
-    return size_t(std::strtoull(s, nullptr, 10));
-}
+#include "peer_cuda.h"
 
 // Non-decreasing in CUB's order: integers by value; floats by value where neither is a NaN (the
 // zeros compare equal), NaNs anywhere.
@@ -189,8 +174,7 @@ static int measure(const options &o, clqsort_key_type type, int vbytes, tu_dist 
         }
     }
     r.teardown();
-    std::sort(ms.begin(), ms.end());
-    const double med = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+    const double med = sorted_median(ms);
     std::printf("n=%zu %s%s %s: cub median %.3f ms (%.1f Mkeys/s), min %.3f ms; %d/%d runs verified\n", n,
                 tu_type_names[type], vbytes ? (vbytes == 4 ? " +4B values" : " +8B values") : "", tu_dist_name(dist),
                 med, n / med / 1e3, ms[0], ok_runs, o.runs);
@@ -255,22 +239,9 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "--values takes 0, 4 or 8\n");
         return 2;
     }
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    o.device = prop.name;
-    std::printf("device: %s (CUDA, CUB %d.%d.%d)\n", prop.name, CUB_MAJOR_VERSION, CUB_MINOR_VERSION,
-                CUB_SUBMINOR_VERSION);
-    if (csv_path) {
-        o.csv = std::fopen(csv_path, "a");
-        if (!o.csv) {
-            std::perror(csv_path);
-            return 2;
-        }
-        if (std::ftell(o.csv) == 0)
-            std::fputs("library,device,path,type,dist,n,runs,median_ms,min_ms,transfer_ms,mkeys_per_s,qsort_ms,levels,"
-                       "launches,round_trips,verified\n",
-                       o.csv);
-    }
+    o.device = peer_device();
+    if (csv_path && !(o.csv = open_peer_csv(csv_path)))
+        return 2;
     std::vector<int> dists;
     std::string dl = dist_list;
     if (dl == "all")

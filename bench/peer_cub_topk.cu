@@ -31,20 +31,7 @@
 extern "C" {
 #include "test_util.h"
 }
-
-#define CUDA_OK(call)                                                                                   \
-    do {                                                                                                \
-        cudaError_t e_ = (call);                                                                        \
-        if (e_ != cudaSuccess) {                                                                        \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            std::exit(2);                                                                               \
-        }                                                                                               \
-    } while (0)
-
-static size_t parse_size(const std::string &s)
-{
-    return s.compare(0, 2, "2^") == 0 ? size_t(1) << std::atoi(s.c_str() + 2) : size_t(std::strtoull(s.c_str(), nullptr, 10));
-}
+#include "peer_cuda.h"
 
 // Comma-separated items of a list, each through f.
 template <typename F> static void for_each_item(const std::string &list, F f)
@@ -119,9 +106,7 @@ static int measure(const options &o, tu_dist dist, size_t n, size_t k)
     }
     cudaFree(d_in), cudaFree(d_topk), cudaFree(d_sorted), cudaFree(d_topk_temp), cudaFree(d_sort_temp);
 
-    std::sort(ms.begin(), ms.end());
-    const size_t h = ms.size() / 2;
-    const double med = ms.size() % 2 ? ms[h] : 0.5 * (ms[h - 1] + ms[h]);
+    const double med = sorted_median(ms);
     std::printf("n=%zu uint32 %s top-k %zu: cub DeviceTopK + sort median %.3f ms, min %.3f ms; %d/%d runs verified\n",
                 n, tu_dist_name(dist), k, med, ms[0], ok_runs, o.runs);
     if (o.csv) {
@@ -158,22 +143,9 @@ int main(int argc, char **argv)
             return std::strcmp(s, "--help") ? 2 : 0;
         }
     }
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    o.device = prop.name;
-    std::printf("device: %s (CUDA, CUB %d.%d.%d)\n", prop.name, CUB_MAJOR_VERSION, CUB_MINOR_VERSION,
-                CUB_SUBMINOR_VERSION);
-    if (csv_path) {
-        o.csv = std::fopen(csv_path, "a");
-        if (!o.csv) {
-            std::perror(csv_path);
-            return 2;
-        }
-        if (std::ftell(o.csv) == 0)
-            std::fputs("library,device,path,type,dist,n,runs,median_ms,min_ms,transfer_ms,mkeys_per_s,qsort_ms,levels,"
-                       "launches,round_trips,verified\n",
-                       o.csv);
-    }
+    o.device = peer_device();
+    if (csv_path && !(o.csv = open_peer_csv(csv_path)))
+        return 2;
     int failures = 0, bad = 0;
     for_each_item(dist_list, [&](const std::string &d) {
         const int dist = tu_dist_parse(d.c_str());
@@ -183,9 +155,9 @@ int main(int argc, char **argv)
             return;
         }
         for_each_item(n_list, [&](const std::string &ns) {
-            const size_t n = parse_size(ns);
+            const size_t n = parse_size(ns.c_str());
             for_each_item(k_list, [&](const std::string &ks) {
-                const size_t k = std::min(parse_size(ks), n);
+                const size_t k = std::min(parse_size(ks.c_str()), n);
                 if (k > 0)
                     failures += measure(o, tu_dist(dist), n, k);
             });
