@@ -63,6 +63,25 @@ static void read_back(clqsort_context *ctx, cl_mem m, void *out, size_t bytes)
     CHECK(err == CL_SUCCESS, "clEnqueueReadBuffer failed with %d", (int)err);
 }
 
+/* The case of the refusal seen under threads: 20000 double keys with 8-byte values (their input
+ * positions), through host arrays, checked; the call's status. */
+static clqsort_status double_pairs(clqsort_context *ctx, const char *fail, int descending, uint64_t seed)
+{
+    const size_t n = 20000;
+    unsigned char *in = malloc(n * 8), *out = malloc(n * 8), *vals = malloc(n * 8);
+    tu_generate_typed(CLQSORT_KEY_DOUBLE, TU_UNIFORM, in, n, seed);
+    memcpy(out, in, n * 8);
+    tu_index_values(vals, 8, n);
+    const clqsort_status s =
+        clqsort_sort_pairs_host(ctx, out, vals, n, CLQSORT_KEY_DOUBLE, 8, descending ? CLQSORT_DESCENDING : 0);
+    CHECK(s == CLQSORT_SUCCESS, "fail %s, double pairs: %s", fail, clqsort_last_error(ctx));
+    char why[256];
+    CHECK(s != CLQSORT_SUCCESS || tu_verify_pairs(CLQSORT_KEY_DOUBLE, descending, in, out, vals, 8, n, why, sizeof why),
+          "fail %s, double pairs: %s", fail, why);
+    free(in), free(out), free(vals);
+    return s;
+}
+
 /* Each kind of sort with the N-th launch failed once: repeated, verified, repeats 1 (or at most 1
  * where the sort may launch nothing from the device: a partial sort). */
 static void repeated_sorts(const char *fail)
@@ -84,14 +103,7 @@ static void repeated_sorts(const char *fail)
     clReleaseMemObject(kb);
 
     /* double keys with 8-byte values, descending */
-    const size_t np = 20000;
-    tu_generate_typed(CLQSORT_KEY_DOUBLE, TU_UNIFORM, din, np, 12);
-    memcpy(dout, din, np * 8);
-    tu_index_values(vals, 8, np);
-    s = clqsort_sort_pairs_host(ctx, dout, vals, np, CLQSORT_KEY_DOUBLE, 8, CLQSORT_DESCENDING);
-    CHECK(s == CLQSORT_SUCCESS, "fail %s, double pairs: %s", fail, clqsort_last_error(ctx));
-    CHECK(s != CLQSORT_SUCCESS || tu_verify_pairs(CLQSORT_KEY_DOUBLE, 1, din, dout, vals, 8, np, why, sizeof why),
-          "fail %s, double pairs: %s", fail, why);
+    s = double_pairs(ctx, fail, 1, 12);
     CHECK(s != CLQSORT_SUCCESS || repeats_of(ctx) == 1, "fail %s, double pairs: %u repeats", fail, repeats_of(ctx));
 
     /* stable pairs of few distinct keys */
@@ -168,18 +180,8 @@ static void failure_after_keys_moved(void)
 static void failure_in_three_tries(void)
 {
     clqsort_context *ctx = create_failing("1*3");
-    const size_t n = 20000;
-    unsigned char *in = malloc(n * 8), *out = malloc(n * 8), *vals = malloc(n * 8);
-    tu_generate_typed(CLQSORT_KEY_DOUBLE, TU_UNIFORM, in, n, 41);
-    memcpy(out, in, n * 8);
-    tu_index_values(vals, 8, n);
-    const clqsort_status s = clqsort_sort_pairs_host(ctx, out, vals, n, CLQSORT_KEY_DOUBLE, 8, 0);
-    CHECK(s == CLQSORT_SUCCESS, "fail 1*3, double pairs: %s", clqsort_last_error(ctx));
-    char why[256];
-    CHECK(s != CLQSORT_SUCCESS || tu_verify_pairs(CLQSORT_KEY_DOUBLE, 0, in, out, vals, 8, n, why, sizeof why),
-          "fail 1*3, double pairs: %s", why);
+    double_pairs(ctx, "1*3", 0, 41);
     CHECK(repeats_of(ctx) == 3, "fail 1*3, double pairs: %u repeats, expected 3", repeats_of(ctx));
-    free(in), free(out), free(vals);
     clqsort_release(ctx);
 }
 
