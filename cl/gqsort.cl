@@ -465,6 +465,11 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
                     const clq_code c = clq_to_code(v[t]);
                     const uint b = clq_bucket_in(&blk, c);
                     outside |= c < blk.lo || c > blk.hi; /* root slices: the root's full range */
+#if CLQ_GQ_WG == 1
+                    /* one work-item (CPUs): no counter is shared, and for keys in no order the
+                     * run's test would be a branch mispredicted at nearly every key */
+                    clq_count_run(lm, b, 1u, c, c);
+#else
                     if (b != run_b && run_n) {
                         clq_count_run(lm, run_b, run_n, run_min, run_max);
                         run_n = 0;
@@ -475,6 +480,7 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
                     run_n++;
                     run_min = min(run_min, c);
                     run_max = max(run_max, c);
+#endif
                 }
             }
         }
@@ -522,6 +528,11 @@ inline __global clq_bucket *clq_sort_copy(const clq_block *blk)
     return blk->bk + ((blk->begin / CLQ_GQ_UNIT) & (clq_sort_copies_of(blk->len) - 1u)) * blk->ways;
 }
 
+/* A group of one work-item (CPUs) keeps each key's bucket from step 1 of the sort pass for step 3
+ * and writes the stage out bucket by bucket, computing no bucket twice; a larger group computes
+ * them again in each step (kept, they would hold registers: the note at step 3). */
+#define CLQ_GQ_KEEP_BUCKETS (CLQ_GQ_WG == 1)
+
 typedef struct clq_gq_local {
     clq_key stage[CLQ_GQ_BLOCK];
 #ifdef CLQ_PAIRS
@@ -563,6 +574,9 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
 
             /* 1. load, and count the block's keys of each bucket */
             clq_key v[CLQ_GQ_K];
+#if CLQ_GQ_KEEP_BUCKETS
+            ushort kept[CLQ_GQ_K]; /* ways <= 4096 */
+#endif
             for (uint k = 0; k < CLQ_GQ_K; k++) { /* every load before the first atomic */
                 const uint j = k * CLQ_GQ_WG + lid;
                 if (j < blk.n) {
@@ -571,8 +585,13 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                 }
             }
             for (uint k = 0; k < CLQ_GQ_K; k++)
-                if (k * CLQ_GQ_WG + lid < blk.n)
-                    clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
+                if (k * CLQ_GQ_WG + lid < blk.n) {
+                    const uint b = clq_bucket_in(&blk, clq_to_code(v[k]));
+#if CLQ_GQ_KEEP_BUCKETS
+                    kept[k] = (ushort)b;
+#endif
+                    clq_gq_add(&lm->count[b], 1u);
+                }
             barrier(CLK_LOCAL_MEM_FENCE);
 
             /* 2. reserve the block's run in every bucket; bucket counts -> places in the stage */
@@ -605,7 +624,11 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                 for (uint k = 0; k < CLQ_GQ_K; k++) {
                     const uint j = k * CLQ_GQ_WG + lid;
                     if (j < blk.n) {
+#if CLQ_GQ_KEEP_BUCKETS
+                        const uint at = clq_gq_add(&lm->count[kept[k]], 1u);
+#else
                         const uint at = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
+#endif
                         lm->stage[at] = v[k];
                         CLQ_IF_PAIRS(lm->stage_v[at] = w[k];)
                     }
@@ -622,12 +645,20 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                     }
                 }
             } else {
+#if CLQ_GQ_KEEP_BUCKETS
+                /* bucket b's run in the stage ends where its count now points */
+                for (uint b = 0, j = 0; b < blk.ways; b++) {
+                    for (const uint end = lm->count[b]; j < end; j++) {
+                        const uint to = lm->to[b] + j;
+#else
                 for (uint j = lid; j < blk.n; j += CLQ_GQ_WG) {
-                    const clq_key key = lm->stage[j];
-                    const uint to = lm->to[clq_bucket_in(&blk, clq_to_code(key))] + j;
-                    if (to < blk.len) { /* cannot fail unless the count pass reported an error */
-                        dst[to] = key;
-                        CLQ_IF_PAIRS(vdst[to] = lm->stage_v[j];)
+                    {
+                        const uint to = lm->to[clq_bucket_in(&blk, clq_to_code(lm->stage[j]))] + j;
+#endif
+                        if (to < blk.len) { /* cannot fail unless the count pass reported an error */
+                            dst[to] = lm->stage[j];
+                            CLQ_IF_PAIRS(vdst[to] = lm->stage_v[j];)
+                        }
                     }
                 }
             }

@@ -177,19 +177,24 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
             }
         }
 #if CLQ_LQ_WG == 1
-        else if (shift > 0) {
-            clq_insertion_sort(y + first, yv ? yv + first : yv, n);
+        else { /* one work-item: the bucket is sorted and written out at once */
+            if (shift > 0)
+                clq_insertion_sort(y + first, yv ? yv + first : yv, n);
+            for (uint i = first; i < first + n; i++) {
+                out[s + i] = clq_from_code(y[i]);
+                CLQ_IF_PAIRS(vout[s + i] = yv[i];)
+            }
         }
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#if CLQ_LQ_WG > 1
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
         const clq_code c = y[i];
         const uint b = clq_lq_bucket(&sl, c), first = lm->begin[b], n = lm->end[b] - first;
         if (n <= CLQ_LQ_SMALL || shift == 0) {
-            uint at = i;
-#if CLQ_LQ_WG > 1
             /* its rank in its bucket: smaller keys, and equal ones before it */
+            uint at = i;
             if (shift > 0) {
                 at = first;
                 for (uint q = first; q < first + n; q++) {
@@ -197,12 +202,12 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
                     at += clq_goes_before(d, q, c, i);
                 }
             }
-#endif
             out[s + at] = clq_from_code(c);
             CLQ_IF_PAIRS(vout[s + at] = yv[i];)
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 }
 
 /* The longest segment of a CLQ_LEAF_SEGMENTS record sorted by ranking (below); longer ones are
