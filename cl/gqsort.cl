@@ -645,14 +645,14 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                     }
                 }
             } else {
+                /* with the buckets kept, bucket by bucket (bucket b's run in the stage ends where
+                 * its count now points); else each work-item finds its keys' buckets again */
 #if CLQ_GQ_KEEP_BUCKETS
-                /* bucket b's run in the stage ends where its count now points */
-                for (uint b = 0, j = 0; b < blk.ways; b++) {
+                for (uint b = 0, j = 0; b < blk.ways; b++)
                     for (const uint end = lm->count[b]; j < end; j++) {
                         const uint to = lm->to[b] + j;
 #else
                 for (uint j = lid; j < blk.n; j += CLQ_GQ_WG) {
-                    {
                         const uint to = lm->to[clq_bucket_in(&blk, clq_to_code(lm->stage[j]))] + j;
 #endif
                         if (to < blk.len) { /* cannot fail unless the count pass reported an error */
@@ -660,7 +660,6 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                             CLQ_IF_PAIRS(vdst[to] = lm->stage_v[j];)
                         }
                     }
-                }
             }
 
             /* 4. the last block clears the bucket records for the next level */
