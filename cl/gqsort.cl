@@ -445,10 +445,15 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
         barrier(CLK_LOCAL_MEM_FENCE);
 
         /* Count. Consecutive keys of a work-item in one bucket are counted as one run, so that
-         * sorted or clustered input does not queue every work-item on one local counter. A
-         * sequence of one unit may span two CLQ_GQ_UNIT. */
-        uint run_b = 0, run_n = 0, outside = 0;
+         * sorted or clustered input does not queue every work-item on one local counter; a group
+         * of one work-item (CPUs) shares no counter and counts each key at once, for keys in no
+         * order the run's test would be a branch mispredicted at nearly every key. A sequence of
+         * one unit may span two CLQ_GQ_UNIT. */
+        uint outside = 0;
+#if CLQ_GQ_WG > 1
+        uint run_b = 0, run_n = 0;
         clq_code run_min = CLQ_CODE_MAX, run_max = 0;
+#endif
         for (uint part = 0; part < blk.n; part += CLQ_GQ_UNIT)
         for (uint k0 = 0; k0 < CLQ_GQ_COUNT_K; k0 += CLQ_GQ_IN_FLIGHT) {
             /* CLQ_GQ_IN_FLIGHT loads before the first key is counted: with one at a time the
@@ -466,8 +471,6 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
                     const uint b = clq_bucket_in(&blk, c);
                     outside |= c < blk.lo || c > blk.hi; /* root slices: the root's full range */
 #if CLQ_GQ_WG == 1
-                    /* one work-item (CPUs): no counter is shared, and for keys in no order the
-                     * run's test would be a branch mispredicted at nearly every key */
                     clq_count_run(lm, b, 1u, c, c);
 #else
                     if (b != run_b && run_n) {
@@ -484,8 +487,10 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
                 }
             }
         }
+#if CLQ_GQ_WG > 1
         if (run_n)
             clq_count_run(lm, run_b, run_n, run_min, run_max);
+#endif
         if (outside)
             atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_RANGE);
         barrier(CLK_LOCAL_MEM_FENCE);
