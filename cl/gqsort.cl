@@ -538,10 +538,27 @@ inline __global clq_bucket *clq_sort_copy(const clq_block *blk)
  * them again in each step (kept, they would hold registers: the note at step 3). */
 #define CLQ_GQ_KEEP_BUCKETS (CLQ_GQ_WG == 1)
 
+/* Values wider than keys may be staged in parts (CLQ_GQ_VALUE_PARTS, src/tuning.c): the keys
+ * go into the stage all at once, each work-item keeps the place each of its keys took, and then
+ * the values whose keys took places in part p go into a stage of CLQ_GQ_VALUE_PART values and out
+ * with their keys, one part after the other. 8-byte values beside 4-byte keys so take 8 bytes of
+ * local memory a key instead of 12, and a block of 4096 keys fits NVIDIA's 48 KiB: the runs it
+ * writes are twice as long as those of the 2048 that fit otherwise. Not with a group of one
+ * work-item, whose write-out goes bucket by bucket. */
+#define CLQ_GQ_VALUE_PART (CLQ_GQ_BLOCK / CLQ_GQ_VALUE_PARTS)
+#if defined(CLQ_PAIRS) && CLQ_GQ_VALUE_PARTS > 1
+#define CLQ_GQ_SPLIT_VALUES 1
+#else
+#define CLQ_GQ_SPLIT_VALUES 0
+#endif
+#if CLQ_GQ_VALUE_PARTS > 1 && (CLQ_GQ_KEEP_BUCKETS || CLQ_GQ_BLOCK % CLQ_GQ_VALUE_PARTS)
+#error "values staged in parts need a group of more than one work-item and parts that divide the block"
+#endif
+
 typedef struct clq_gq_local {
     clq_key stage[CLQ_GQ_BLOCK];
 #ifdef CLQ_PAIRS
-    clq_value stage_v[CLQ_GQ_BLOCK];
+    clq_value stage_v[CLQ_GQ_VALUE_PART];
 #endif
     uint count[CLQ_GQ_WAYS]; /* keys of the block per bucket, then their place in the stage */
     uint to[CLQ_GQ_WAYS];    /* where the block's run of each bucket goes in the sequence */
@@ -625,6 +642,9 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
              * groups per compute unit on the H200), then writes them out in runs. The barrier
              * stays outside the branches: pocl 3.1 has run a kernel with a barrier in a branch
              * wrongly (select.cl). */
+#if CLQ_GQ_SPLIT_VALUES
+            ushort place[CLQ_GQ_K]; /* where each of the work-item's keys went in the stage */
+#endif
             if (!lm->whole) { /* the same for the whole group */
                 for (uint k = 0; k < CLQ_GQ_K; k++) {
                     const uint j = k * CLQ_GQ_WG + lid;
@@ -635,36 +655,55 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                         const uint at = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
 #endif
                         lm->stage[at] = v[k];
+#if CLQ_GQ_SPLIT_VALUES
+                        place[k] = (ushort)at;
+                        if (at < CLQ_GQ_VALUE_PART)
+                            lm->stage_v[at] = w[k];
+#else
                         CLQ_IF_PAIRS(lm->stage_v[at] = w[k];)
+#endif
                     }
                 }
             }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (lm->whole) {
-                const uint to = lm->to[lm->whole - 1u];
-                for (uint k = 0; k < CLQ_GQ_K; k++) {
-                    const uint j = k * CLQ_GQ_WG + lid;
-                    if (j < blk.n && to + j < blk.len) { /* as below */
-                        dst[to + j] = v[k];
-                        CLQ_IF_PAIRS(vdst[to + j] = w[k];)
-                    }
-                }
-            } else {
-                /* with the buckets kept, bucket by bucket (bucket b's run in the stage ends where
-                 * its count now points); else each work-item finds its keys' buckets again */
-#if CLQ_GQ_KEEP_BUCKETS
-                for (uint b = 0, j = 0; b < blk.ways; b++)
-                    for (const uint end = lm->count[b]; j < end; j++) {
-                        const uint to = lm->to[b] + j;
-#else
-                for (uint j = lid; j < blk.n; j += CLQ_GQ_WG) {
-                        const uint to = lm->to[clq_bucket_in(&blk, clq_to_code(lm->stage[j]))] + j;
+            for (uint part = 0; part < CLQ_GQ_VALUE_PARTS; part++) {
+                const uint first = part * CLQ_GQ_VALUE_PART; /* the part's places in the stage */
+#if CLQ_GQ_SPLIT_VALUES
+                if (part > 0 && !lm->whole)
+                    for (uint k = 0; k < CLQ_GQ_K; k++)
+                        if (k * CLQ_GQ_WG + lid < blk.n && place[k] - first < CLQ_GQ_VALUE_PART)
+                            lm->stage_v[place[k] - first] = w[k];
 #endif
-                        if (to < blk.len) { /* cannot fail unless the count pass reported an error */
-                            dst[to] = lm->stage[j];
-                            CLQ_IF_PAIRS(vdst[to] = lm->stage_v[j];)
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (lm->whole) {
+                    const uint to = lm->to[lm->whole - 1u];
+                    for (uint k = 0; k < (part ? 0u : CLQ_GQ_K); k++) {
+                        const uint j = k * CLQ_GQ_WG + lid;
+                        if (j < blk.n && to + j < blk.len) { /* as below */
+                            dst[to + j] = v[k];
+                            CLQ_IF_PAIRS(vdst[to + j] = w[k];)
                         }
                     }
+                } else {
+                    /* with the buckets kept, bucket by bucket (bucket b's run in the stage ends
+                     * where its count now points); else each work-item finds its keys' buckets
+                     * again */
+#if CLQ_GQ_KEEP_BUCKETS
+                    for (uint b = 0, j = 0; b < blk.ways; b++)
+                        for (const uint end = lm->count[b]; j < end; j++) {
+                            const uint to = lm->to[b] + j;
+#else
+                    for (uint j = first + lid, end = min(blk.n, first + CLQ_GQ_VALUE_PART); j < end; j += CLQ_GQ_WG) {
+                            const uint to = lm->to[clq_bucket_in(&blk, clq_to_code(lm->stage[j]))] + j;
+#endif
+                            if (to < blk.len) { /* cannot fail unless the count pass reported an error */
+                                dst[to] = lm->stage[j];
+                                CLQ_IF_PAIRS(vdst[to] = lm->stage_v[j - first];)
+                            }
+                        }
+                }
+#if CLQ_GQ_SPLIT_VALUES
+                barrier(CLK_LOCAL_MEM_FENCE); /* the next part takes the values' stage */
+#endif
             }
 
             /* 4. the last block clears the bucket records for the next level */

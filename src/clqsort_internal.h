@@ -78,6 +78,10 @@ void clq_free(void *p);
 typedef struct clq_tuning {
     unsigned gq_wg;       /* gqsort_kernel work-group size */
     unsigned gq_k;        /* keys per work-item in a phase-one block */
+    unsigned gq_split_values; /* 1: where values are wider than keys, the sort pass of a group of more
+                               * than one work-item stages a block's values in parts of its keys'
+                               * size, one after the other, so that 8-byte values keep the blocks
+                               * of 4-byte ones (clq_gq_value_parts); 0: keys and values together */
     unsigned gq_ways;     /* most buckets a phase-one pass splits a sequence into (power of 2) */
     unsigned gq_count_k;  /* keys per work-item of a count unit (phase one's count pass) */
     unsigned lq_wg;       /* lqsort_kernel work-group size */
@@ -108,6 +112,8 @@ typedef struct clq_tuning {
                             * are those uniform keys need and this many more; where phase one is
                             * unfinished after them, the host enqueues the rest (a second round
                             * trip). 64: every level at once (clq_first_levels) */
+    unsigned value_bytes;  /* not a choice: the values' bytes per key (0: keys alone), which the
+                            * fit to local memory needs (set by clq_tuning_for_device) */
 } clq_tuning;
 
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
@@ -233,8 +239,9 @@ struct clqsort_context {
 };
 
 /* tuning.c */
-/* `elem_bytes`: bytes moved per key, its value included (4, 8, 12 or 16). */
-void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *out);
+/* `elem_bytes`: bytes moved per key, its value included (4, 8, 12 or 16); `value_bytes`: the
+ * value's part of them. */
+void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, unsigned value_bytes, clq_tuning *out);
 clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, clq_tuning *t);
 /* The tuning sorts of `type` with values of `value_bytes` run with: the table's, then CLQSORT_TUNING. */
 clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, clq_tuning *t);
@@ -253,6 +260,9 @@ unsigned clq_code_bits(clqsort_key_type type);
  * at least what the kernel declares: tests/test_kernel_facts.c checks it against each built
  * kernel's CL_KERNEL_LOCAL_MEM_SIZE); fit_to_device keeps it within the device's. */
 cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase);
+/* The parts the sort pass stages a block's values in (CLQ_GQ_VALUE_PARTS, cl/gqsort.cl): value
+ * bytes / key bytes with gq_split_values, else 1. */
+unsigned clq_gq_value_parts(const clq_tuning *t, unsigned elem_bytes);
 cl_ulong clq_select_local_bytes(const clq_tuning *t);
 /* The local memory a work-group may take on the context's device (32 KiB if it does not say). */
 cl_ulong clq_device_local_bytes(const clqsort_context *ctx);

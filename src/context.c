@@ -662,7 +662,7 @@ clqsort_status clqsort_get_info(const clqsort_context *ctx, clqsort_info *info)
     /* a bad CLQSORT_TUNING: the table's shape is reported, with the error the sorts will give */
     const clqsort_status s = clq_tuning_of((clqsort_context *)ctx, CLQSORT_KEY_UINT32, 0, &t);
     if (s != CLQSORT_SUCCESS)
-        clq_tuning_for_device(ctx, 4, &t);
+        clq_tuning_for_device(ctx, 4, 0, &t);
     info->gqsort_work_group = t.gq_wg;
     info->gqsort_keys_per_item = t.gq_k;
     info->lqsort_work_group = t.lq_wg;

@@ -38,12 +38,13 @@ static const tuning_entry table[] = {
      * double 2^27 5.69 against 6.80 (call 196), uint32 + 8-byte values 2^26 4.34 against 4.61;
      * uint64 2^26 stays (2.66 wide, 2.49 not; call 193). One level down, 4-byte keys from
      * 15/16 x 2^20 to 15/8 x 2^20 (fewer with values): uint32 2^20 in 0.119 ms against 0.131
-     * (call 206; clq_tuning_of_sort) */
+     * (call 206; clq_tuning_of_sort). gq_split_values: uint32 + 8-byte values in blocks of 4096
+     * keys, 2^26 in 3.29 ms against 4.18 with blocks of 2048 (call 235) */
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
       .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 16, .seg_net = 2, .wide = 15,
-      .level_margin = 0}},
+      .level_margin = 0, .gq_split_values = 1}},
     {CL_DEVICE_TYPE_GPU, "",
      {.gq_wg = 256, .gq_k = 8, .gq_ways = 256, .gq_count_k = 32, .lq_wg = 256, .lq_ways = 256, .lq_max = 2048,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 8, .extra_levels = 1,
@@ -83,6 +84,12 @@ static unsigned floor_pow2(size_t v)
     return p;
 }
 
+unsigned clq_gq_value_parts(const clq_tuning *t, unsigned elem_bytes)
+{
+    const unsigned key_bytes = elem_bytes - t->value_bytes;
+    return t->gq_split_values && t->gq_wg > 1 && t->value_bytes > key_bytes ? t->value_bytes / key_bytes : 1u;
+}
+
 /* the larger of gqcount_kernel's and gqsort_kernel's local memory (gqsort.cl), codes <= 8 bytes */
 static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
 {
@@ -90,7 +97,8 @@ static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
      * takes two uints per work-item; both the table of sequences */
     const cl_ulong seqs = 4ull * CLQ_SEQ_TABLE;
     const cl_ulong count = (cl_ulong)t->gq_ways * (5 * 4 + 2 * 8) + 8ull * t->gq_wg + seqs + 64;
-    const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * kb + 8ull * t->gq_ways + 8ull * t->gq_wg + seqs + 64;
+    const cl_ulong staged = kb - t->value_bytes + t->value_bytes / clq_gq_value_parts(t, kb); /* per key */
+    const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * staged + 8ull * t->gq_ways + 8ull * t->gq_wg + seqs + 64;
     return count > sort ? count : sort;
 }
 
@@ -235,7 +243,7 @@ unsigned clq_first_levels(const clq_tuning *t, size_t count, unsigned levels)
     return need + t->level_margin < levels ? need + t->level_margin : levels;
 }
 
-void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *out)
+void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, unsigned value_bytes, clq_tuning *out)
 {
     const size_t n = sizeof table / sizeof table[0];
     size_t i = 0;
@@ -244,6 +252,7 @@ void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, clq_
             vendor_matches(ctx->platform_vendor, table[i].vendor))
             break;
     *out = table[i].t;
+    out->value_bytes = value_bytes;
     /* the same local memory holds fewer keys when they are wider or carry values */
     out->lq_max = floor_pow2((size_t)out->lq_max * 4 / elem_bytes);
     fit_to_device(ctx, elem_bytes, out);
@@ -260,6 +269,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         return CLQSORT_SUCCESS;
     struct { const char *name; unsigned *field; int pow2; } fields[] = { /* pow2 -1: 0 allowed */
         {"gq_wg", &t->gq_wg, 1},         {"gq_k", &t->gq_k, 0},
+        {"gq_split_values", &t->gq_split_values, -1},
         {"gq_ways", &t->gq_ways, 1},     {"gq_count_k", &t->gq_count_k, 0},
         {"lq_wg", &t->lq_wg, 1},
         {"lq_ways", &t->lq_ways, 1},     {"lq_max", &t->lq_max, 0},
@@ -290,6 +300,8 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
                             "CLQSORT_TUNING=\"%s\": unknown name or bad value near \"%.*s\" (work-group "
                             "sizes are powers of two, values 1..2^20)",
                             env, (int)(end - p), p);
+        if (fields[i].field == &t->gq_split_values && v > 1)
+            return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": gq_split_values is 0 or 1", env);
         if (fields[i].field == &t->seg_net && v > 2)
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION,
                             "CLQSORT_TUNING=\"%s\": seg_net is 0 (off), 1 (local memory) or 2 (PTX shuffles)", env);
@@ -303,7 +315,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
 clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, clq_tuning *t)
 {
     const unsigned elem_bytes = clq_key_bytes(type) + value_bytes;
-    clq_tuning_for_device(ctx, elem_bytes, t);
+    clq_tuning_for_device(ctx, elem_bytes, value_bytes, t);
     CLQ_TRY(clq_tuning_from_env(ctx, elem_bytes, t));
     if (value_bytes && clq_key_bytes(type) == 8)
         t->seg_net = 0; /* with values the network sorts (code, position) in 64 bits: 4-byte keys */
