@@ -13,7 +13,9 @@
  * bucket (the keys smaller than it, and the equal ones before it), one work-item per key, so no
  * work-item waits on another's bucket (the insertion sort per bucket by one work-item that this
  * replaced took phase two 0.75 ms instead of 0.62 for 2^26 keys on an H200: docs/PERFORMANCE.md).
- * A group of one work-item (CPU devices) keeps the insertion sort, which compares fewer pairs.
+ * A group of one work-item (CPU devices) ranks each bucket's keys too, as soon as the bucket is
+ * made: it compares more pairs than an insertion sort did, but with no branch to mispredict
+ * (pocl, 2 cores, 2^22 keys: phase two 14-16 ms against 22-25).
  * Local memory holds the keys' codes, not the keys: converted once on the way in and once on the
  * way out, where the rank finish compares each key with every key of its bucket (doubles spent
  * 1.15 ms of 3.77 here at 2^26 on an H200 converting keys again at each comparison, 0.87 as codes).
@@ -87,25 +89,15 @@ inline clq_code clq_lq_offset(const clq_lq_slices *sl, uint b)
 #define clq_goes_before(d, q, c, p) ((d) < (c) || ((d) == (c) && (q) < (p)))
 #endif
 
-#if CLQ_LQ_WG == 1
-/* Sorts the codes x[0, n), one work-item. */
-inline void clq_insertion_sort(__local clq_code *x, __local clq_value *xv, uint n)
+/* The place of the key of code c at position i among the n keys of its bucket y[first, ..):
+ * first plus the keys that go before it (smaller, or equal and earlier). */
+inline uint clq_rank_in(__local const clq_code *y, uint first, uint n, clq_code c, uint i)
 {
-    (void)xv;
-    for (uint i = 1; i < n; i++) {
-        const clq_code c = x[i];
-        CLQ_IF_PAIRS(const clq_value v = xv[i];)
-        uint j = i;
-        while (j > 0 && x[j - 1] > c) {
-            x[j] = x[j - 1];
-            CLQ_IF_PAIRS(xv[j] = xv[j - 1];)
-            j--;
-        }
-        x[j] = c;
-        CLQ_IF_PAIRS(xv[j] = v;)
-    }
+    uint at = first;
+    for (uint q = first; q < first + n; q++)
+        at += clq_goes_before(y[q], q, c, i);
+    return at;
 }
-#endif
 
 /* Splits the range on top of the stack into buckets; finishes the short ones and writes them
  * out, pushes the long ones. Every work-item of the group calls it. */
@@ -177,12 +169,12 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
             }
         }
 #if CLQ_LQ_WG == 1
-        else { /* one work-item: the bucket is sorted and written out at once */
-            if (shift > 0)
-                clq_insertion_sort(y + first, yv ? yv + first : yv, n);
+        else { /* one work-item: each key of the bucket is written at its rank at once */
             for (uint i = first; i < first + n; i++) {
-                out[s + i] = clq_from_code(y[i]);
-                CLQ_IF_PAIRS(vout[s + i] = yv[i];)
+                const clq_code c = y[i];
+                const uint at = shift > 0 ? clq_rank_in(y, first, n, c, i) : i;
+                out[s + at] = clq_from_code(c);
+                CLQ_IF_PAIRS(vout[s + at] = yv[i];)
             }
         }
 #endif
@@ -193,15 +185,7 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
         const clq_code c = y[i];
         const uint b = clq_lq_bucket(&sl, c), first = lm->begin[b], n = lm->end[b] - first;
         if (n <= CLQ_LQ_SMALL || shift == 0) {
-            /* its rank in its bucket: smaller keys, and equal ones before it */
-            uint at = i;
-            if (shift > 0) {
-                at = first;
-                for (uint q = first; q < first + n; q++) {
-                    const clq_code d = y[q];
-                    at += clq_goes_before(d, q, c, i);
-                }
-            }
+            const uint at = shift > 0 ? clq_rank_in(y, first, n, c, i) : i;
             out[s + at] = clq_from_code(c);
             CLQ_IF_PAIRS(vout[s + at] = yv[i];)
         }
@@ -272,13 +256,9 @@ void clq_lq_segments(__global clq_key *out, __global clq_value *vout, __global c
         if (n < 2u || p >= b + n)
             continue; /* between segments, or in a long one */
         const clq_code c = x[p];
-        uint rank = 0;
-        for (uint q = b; q < b + n; q++) {
-            const clq_code d = x[q];
-            rank += clq_goes_before(d, q, c, p);
-        }
-        out[b + rank] = clq_from_code(c);
-        CLQ_IF_PAIRS(vout[b + rank] = lm->vbuf[0][p];)
+        const uint at = clq_rank_in(x, b, n, c, p);
+        out[at] = clq_from_code(c);
+        CLQ_IF_PAIRS(vout[at] = lm->vbuf[0][p];)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
