@@ -108,6 +108,11 @@ typedef struct clq_tuning {
                            * wide / 16 of lq_max keys on average takes a program of 2 x gq_ways,
                            * and one of 4-byte keys whose buckets after one level would, but not
                            * after one of 2 x gq_ways (clq_tuning_of_sort); 0: never */
+    unsigned one_level;   /* CPUs: a plain sort that one split into gq_ways buckets leaves too long
+                           * for phase two (count > gq_ways x lq_max / 2) but one into this many
+                           * does not takes the wide program instead: this many ways (a power of
+                           * two) and blocks of 8 keys a way, one level where gq_ways took two or
+                           * more (clq_tuning_of_sort); 0: the wide program is wide's */
     unsigned level_margin; /* host loop, blocking sorts of keys or pairs: the levels enqueued first
                             * are those uniform keys need and this many more; where phase one is
                             * unfinished after them, the host enqueues the rest (a second round
@@ -245,8 +250,9 @@ void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, unsi
 clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, clq_tuning *t);
 /* The tuning sorts of `type` with values of `value_bytes` run with: the table's, then CLQSORT_TUNING. */
 clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsigned value_bytes, clq_tuning *t);
-/* Twice the ways (a wide program): 1 where the device's local memory holds them with every other
- * field of *t as it was, and *t is changed; else 0, and *t is not. */
+/* The wide program's tuning: twice the ways, or with one_level that many ways and blocks of 8
+ * keys a way. 1 where the device's local memory holds them with every other field of *t as it
+ * was, and *t is changed; else 0, and *t is not. */
 int clq_tuning_widen(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *t);
 /* The tuning of a sort of `count` keys, and whether it takes the wide program (*wide): only a
  * plain sort (`plain`: one sequence, neither stable nor partial), of keys alone or pairs, the

@@ -53,7 +53,15 @@ static const tuning_entry table[] = {
      * counting with plain increments instead of local atomics. pocl 3.1, 2 cores, 2^22 keys:
      * 60 ms (16-item groups in phase one: 172 ms). Intel's CPU runtime 2026.2, same cores:
      * 2^24 keys in 345 ms (device enqueue) and 353 ms (host loop); its vectorized 64-item
-     * groups took 1527 and 646 ms, and at 2^20 103 and 29 ms instead of 18 and 16. */
+     * groups took 1527 and 646 ms, and at 2^20 103 and 29 ms instead of 18 and 16. pocl takes
+     * one level of 2048 ways where 64 would take two (one_level: clq_tuning_of_sort); Intel's
+     * runtime does not: it let the relauncher of those programs run at most 32 work-items per
+     * group through the host loop (CL_KERNEL_WORK_GROUP_SIZE), against 64 asked. */
+    {CL_DEVICE_TYPE_CPU, "pocl",
+     {.gq_wg = 1, .gq_k = 2048, .gq_ways = 64, .gq_count_k = 16384, .lq_wg = 1, .lq_ways = 512, .lq_max = 4096,
+      .lq_small = 32, .fill_chunk = 16384, .rl_wg = 64, .groups_per_cu = 8, .extra_levels = 1,
+      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 0, .level_margin = 64,
+      .one_level = 2048}},
     {CL_DEVICE_TYPE_CPU, "",
      {.gq_wg = 1, .gq_k = 2048, .gq_ways = 64, .gq_count_k = 16384, .lq_wg = 1, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 64, .groups_per_cu = 8, .extra_levels = 1,
@@ -278,7 +286,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         {"extra_levels", &t->extra_levels, -1}, {"select_slack", &t->select_slack, -1},
         {"select_groups_per_cu", &t->select_groups_per_cu, 0}, {"small_tiles", &t->small_tiles, -1},
         {"seg_net", &t->seg_net, -1},    {"wide", &t->wide, -1},
-        {"level_margin", &t->level_margin, -1},
+        {"level_margin", &t->level_margin, -1}, {"one_level", &t->one_level, -1},
     };
     const char *p = env;
     while (*p) {
@@ -300,6 +308,8 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
                             "CLQSORT_TUNING=\"%s\": unknown name or bad value near \"%.*s\" (work-group "
                             "sizes are powers of two, values 1..2^20)",
                             env, (int)(end - p), p);
+        if (fields[i].field == &t->one_level && v && !is_pow2((unsigned)v))
+            return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": one_level is 0 or a power of two", env);
         if (fields[i].field == &t->gq_split_values && v > 1)
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": gq_split_values is 0 or 1", env);
         if (fields[i].field == &t->seg_net && v > 2)
@@ -325,11 +335,15 @@ clqsort_status clq_tuning_of(clqsort_context *ctx, clqsort_key_type type, unsign
 int clq_tuning_widen(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning *t)
 {
     clq_tuning w = *t;
-    w.gq_ways = 2 * t->gq_ways;
+    w.gq_ways = t->one_level ? t->one_level : 2 * t->gq_ways;
+    if (t->one_level)
+        w.gq_k = 8 * t->one_level / t->gq_wg ? 8 * t->one_level / t->gq_wg : 1u;
+    const clq_tuning want = w;
     fit_to_device(ctx, elem_bytes, &w);
     clq_tuning rest = w;
     rest.gq_ways = t->gq_ways;
-    if (w.gq_ways != 2 * t->gq_ways || memcmp(&rest, t, sizeof rest))
+    rest.gq_k = t->gq_k;
+    if (w.gq_ways != want.gq_ways || w.gq_k != want.gq_k || memcmp(&rest, t, sizeof rest))
         return 0;
     *t = w;
     return 1;
@@ -355,6 +369,13 @@ clqsort_status clq_tuning_of_sort(clqsort_context *ctx, clqsort_key_type type, u
     const int third = c16 >= one * t->gq_ways;
     const int second = clq_key_bytes(type) == 4 && c16 >= one && c16 < 2u * one &&
                        count > (size_t)t->small_tiles * t->lq_max;
-    *wide = plain && t->wide && (third || second) && clq_tuning_widen(ctx, elem_bytes, t);
+    /* - One level on pocl (one_level): a split into 2048 buckets, in blocks of 16384 keys, where
+     *   64 took two levels, sorted 2^22 uint32 keys in 38.1 ms against 58.5 (2 cores, median of
+     *   6 rounds in turn), 2^18 and 2^20 in 0.55-0.88 of the time; where 2048 ways still took
+     *   two levels (2^24 keys, or 2^22 with values) they were slower than 64 in two or three
+     *   (docs/PERFORMANCE.md, "One level on pocl"). */
+    const size_t half = t->lq_max / 2;
+    const int one_level = count > (size_t)t->gq_ways * half && count <= (size_t)t->one_level * half;
+    *wide = plain && (t->one_level ? one_level : t->wide && (third || second)) && clq_tuning_widen(ctx, elem_bytes, t);
     return CLQSORT_SUCCESS;
 }
