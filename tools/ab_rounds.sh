@@ -21,12 +21,13 @@ echo "library,device,build,n,round,min_ms_of_$runs,count_ms,sort_ms,phase_two_ms
 for r in $(seq "$rounds"); do
     for b in "$@"; do
         label=${b%%=*} bench=${b#*=}
-        line=$("$bench" --no-qsort --n "$n" --runs "$runs" 2>&1 | grep " median ")
+        output=$("$bench" --no-qsort --n "$n" --runs "$runs" 2>&1)
+        line=$(grep " median " <<<"$output")
+        device=$(sed -n 's/^device: \(.*\), path .*/\1/p' <<<"$output" | head -n 1)
         case $line in *"$runs/$runs runs verified"*) ;; *) echo "not verified: $label: $line" >&2; exit 1 ;; esac
         min=$(sed 's/.*, min \([0-9.]*\) ms.*/\1/' <<<"$line")
         prof=$(CLQSORT_PROFILE=1 "$bench" --no-qsort --n "$n" --runs 4 2>&1 | grep "^clqsort profile" | tail -n 4)
         least() { grep -o "$1 [0-9]* x [0-9.]*" <<<"$prof" | awk '{print $NF}' | sort -g | head -n 1; }
-        device=$(CLQSORT_PROFILE=0 "$bench" --no-qsort --n 1024 --runs 1 2>&1 | sed -n 's/^device: \(.*\), path .*/\1/p' | head -n 1)
         echo "clqsort,\"${device:-?}\",$label,$n,$r,$min,$(least gqcount_kernel),$(least gqsort_kernel),$(least 'lqsort_kernel or tilesort_kernel')" >> "$out"
         tail -n 1 "$out"
     done
