@@ -30,10 +30,10 @@ const char *const clq_select_names[CLQ_SELECT_KERNELS] = {
     "select_sort_kernel",   "select_stash_kernel", "select_place_kernel", "select_buckets_kernel",
 };
 
-/* The work-group size each kernel is built for, from the tuning. */
-static unsigned work_group_of(const clq_tuning *t, int phase)
+/* The tuning's work-group size for a kernel of `phase` (clq_kernel_table). */
+static unsigned *work_group_of(clq_tuning *t, int phase)
 {
-    return phase == 2 ? t->rl_wg : phase == 3 ? t->lq_wg : t->gq_wg; /* segments, tile merge: gq_wg */
+    return phase == 2 ? &t->rl_wg : phase == 3 ? &t->lq_wg : &t->gq_wg; /* segments, tile merge: gq_wg */
 }
 
 static clqsort_status build_failed(clqsort_context *ctx, cl_program program, const char *options, cl_int err)
@@ -50,26 +50,37 @@ static clqsort_status build_failed(clqsort_context *ctx, cl_program program, con
     return s;
 }
 
-/* Each kernel must run at the work-group size it was compiled for. */
-static clqsort_status check_kernel(clqsort_context *ctx, cl_kernel k, const char *name, unsigned wg)
+/* Each kernel must run at the work-group size it was compiled for, and a runtime may allow a
+ * kernel fewer work-items than the device's maximum (CL_KERNEL_WORK_GROUP_SIZE: registers,
+ * stack; Intel's CPU runtime let the relauncher of the one-level programs run 32 through the
+ * host loop, against 64 asked). Where a kernel allows fewer, its phase's size in the tuning is
+ * lowered to the largest power of two it allows and `*lower` set: the kernels are correct at any
+ * power of two (the small test tuning runs 32, CPUs 1), and the program is built again. */
+static clqsort_status fit_kernel(clqsort_context *ctx, cl_kernel k, const char *name, unsigned *wg, int *lower)
 {
     size_t max = 0;
     CLQ_CL(ctx, name, clGetKernelWorkGroupInfo, (k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL));
-    if (max < wg)
+    if (max >= *wg)
+        return CLQSORT_SUCCESS;
+    if (max == 0 || *lower < 0)
         return clq_fail(ctx, CLQSORT_ERROR_BUILD,
                         "%s can run at most %zu work-items per group on \"%s\", but was built for %u; "
                         "lower it with CLQSORT_TUNING",
-                        name, max, ctx->device_name, wg);
+                        name, max, ctx->device_name, *wg);
+    unsigned w = 1;
+    while (2u * (size_t)w <= max)
+        w *= 2u;
+    *wg = w;
+    *lower = 1;
     return CLQSORT_SUCCESS;
 }
 
-static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int descending, unsigned value_bytes,
-                            int wide, clq_program *p)
+/* Builds the program and its kernels for p->tuning; lowers a work-group size the built kernels do
+ * not allow (fit_kernel: `*lower` 0 to allow that, -1 to fail instead). */
+static clqsort_status compile(clqsort_context *ctx, clqsort_key_type type, int descending, unsigned value_bytes,
+                              clq_program *p, int *lower)
 {
-    CLQ_TRY(clq_tuning_of(ctx, type, value_bytes, &p->tuning));
-    if (wide && !clq_tuning_widen(ctx, clq_key_bytes(type) + value_bytes, &p->tuning))
-        return clq_fail(ctx, CLQSORT_ERROR_INTERNAL, "a wide program was asked for where its ways do not fit");
-    const clq_tuning *t = &p->tuning;
+    clq_tuning *t = &p->tuning;
     char options[1024];
     snprintf(options, sizeof options,
              "-D%s%s%s%s%s -DCLQ_GQ_WG=%u -DCLQ_GQ_K=%u -DCLQ_GQ_WAYS=%u -DCLQ_GQ_COUNT_K=%u -DCLQ_LQ_WG=%u -DCLQ_LQ_WAYS=%u -DCLQ_LQ_MAX=%u -DCLQ_LQ_SMALL=%u "
@@ -100,7 +111,7 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
         const clq_kernel_desc *d = &clq_kernel_table[i];
         p->all[i] = clCreateKernel(p->program, d->name, &err);
         CLQ_TRY(clq_check_created(ctx, p->all[i], err, "clCreateKernel", d->name));
-        CLQ_TRY(check_kernel(ctx, p->all[i], d->name, work_group_of(t, d->phase)));
+        CLQ_TRY(fit_kernel(ctx, p->all[i], d->name, work_group_of(t, d->phase), lower));
         /* the scalars follow the buffers (eight, two more with the work lists, one with windows) */
         const cl_uint first = 8u + (d->work_lists ? 2u : 0u) + (d->windows ? 1u : 0u);
         for (int a = 0; a < d->nscalars; a++)
@@ -114,7 +125,7 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
         for (int i = 0; i < CLQ_SELECT_KERNELS; i++) {
             p->select[i] = clCreateKernel(p->program, clq_select_names[i], &err);
             CLQ_TRY(clq_check_created(ctx, p->select[i], err, "clCreateKernel", clq_select_names[i]));
-            CLQ_TRY(check_kernel(ctx, p->select[i], clq_select_names[i], t->gq_wg));
+            CLQ_TRY(fit_kernel(ctx, p->select[i], clq_select_names[i], &t->gq_wg, lower));
         }
     }
     return CLQSORT_SUCCESS;
@@ -135,6 +146,27 @@ static void release_program(clq_program *p, clq_release_log *log)
     if (p->program)
         clq_released(log, clReleaseProgram(p->program), "clReleaseProgram");
     memset(p, 0, sizeof *p);
+}
+
+/* The program of p's kind for the tuning in force, built again where a kernel allowed fewer
+ * work-items than that tuning asked (with each such size lowered; once is enough unless a runtime
+ * lowers its limits with the size asked, so the third build may not lower anything). */
+static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int descending, unsigned value_bytes,
+                            int wide, clq_program *p)
+{
+    CLQ_TRY(clq_tuning_of(ctx, type, value_bytes, &p->tuning));
+    if (wide && !clq_tuning_widen(ctx, clq_key_bytes(type) + value_bytes, &p->tuning))
+        return clq_fail(ctx, CLQSORT_ERROR_INTERNAL, "a wide program was asked for where its ways do not fit");
+    for (int attempt = 0;; attempt++) {
+        int lower = attempt < 2 ? 0 : -1;
+        CLQ_TRY(compile(ctx, type, descending, value_bytes, p, &lower));
+        if (lower <= 0)
+            return CLQSORT_SUCCESS;
+        const clq_tuning lowered = p->tuning;
+        clq_release_log ignored = {CL_SUCCESS, NULL}; /* a failed release here leaks, no more */
+        release_program(p, &ignored);
+        p->tuning = lowered;
+    }
 }
 
 clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int descending, unsigned value_bytes,

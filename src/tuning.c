@@ -53,19 +53,15 @@ static const tuning_entry table[] = {
      * counting with plain increments instead of local atomics. pocl 3.1, 2 cores, 2^22 keys:
      * 60 ms (16-item groups in phase one: 172 ms). Intel's CPU runtime 2026.2, same cores:
      * 2^24 keys in 345 ms (device enqueue) and 353 ms (host loop); its vectorized 64-item
-     * groups took 1527 and 646 ms, and at 2^20 103 and 29 ms instead of 18 and 16. pocl takes
-     * one level of 2048 ways where 64 would take two (one_level: clq_tuning_of_sort); Intel's
-     * runtime does not: it let the relauncher of those programs run at most 32 work-items per
-     * group through the host loop (CL_KERNEL_WORK_GROUP_SIZE), against 64 asked. */
-    {CL_DEVICE_TYPE_CPU, "pocl",
+     * groups took 1527 and 646 ms, and at 2^20 103 and 29 ms instead of 18 and 16. CPUs take
+     * one level of 2048 ways where 64 would take two (one_level: clq_tuning_of_sort): pocl 2^22
+     * in 38.1 ms against 58.5; Intel's runtime lets the relauncher of those programs run 32
+     * work-items through the host loop, so it is built at 32 there (program.c, fit_kernel). */
+    {CL_DEVICE_TYPE_CPU, "",
      {.gq_wg = 1, .gq_k = 2048, .gq_ways = 64, .gq_count_k = 16384, .lq_wg = 1, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 64, .groups_per_cu = 8, .extra_levels = 1,
       .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 0, .level_margin = 64,
       .one_level = 2048}},
-    {CL_DEVICE_TYPE_CPU, "",
-     {.gq_wg = 1, .gq_k = 2048, .gq_ways = 64, .gq_count_k = 16384, .lq_wg = 1, .lq_ways = 512, .lq_max = 4096,
-      .lq_small = 32, .fill_chunk = 16384, .rl_wg = 64, .groups_per_cu = 8, .extra_levels = 1,
-      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 0, .level_margin = 64}},
     {CL_DEVICE_TYPE_ALL, "",
      {.gq_wg = 64, .gq_k = 8, .gq_ways = 64, .gq_count_k = 16, .lq_wg = 64, .lq_ways = 128, .lq_max = 1024,
       .lq_small = 32, .fill_chunk = 8192, .rl_wg = 64, .groups_per_cu = 4, .extra_levels = 1, .select_slack = 65536,
@@ -369,9 +365,10 @@ clqsort_status clq_tuning_of_sort(clqsort_context *ctx, clqsort_key_type type, u
     const int third = c16 >= one * t->gq_ways;
     const int second = clq_key_bytes(type) == 4 && c16 >= one && c16 < 2u * one &&
                        count > (size_t)t->small_tiles * t->lq_max;
-    /* - One level on pocl (one_level): a split into 2048 buckets, in blocks of 16384 keys, where
-     *   64 took two levels, sorted 2^22 uint32 keys in 38.1 ms against 58.5 (2 cores, median of
-     *   6 rounds in turn), 2^18 and 2^20 in 0.55-0.88 of the time; where 2048 ways still took
+    /* - One level on CPUs (one_level): a split into 2048 buckets, in blocks of 16384 keys, where
+     *   64 took two levels, sorted 2^22 uint32 keys in 38.1 ms against 58.5 on pocl (2 cores,
+     *   median of 6 rounds in turn), 2^18 and 2^20 in 0.55-0.88 of the time, and in 43.0 against
+     *   51.5 on Intel's CPU runtime (host loop, median of 3 rounds); where 2048 ways still took
      *   two levels (2^24 keys, or 2^22 with values) they were slower than 64 in two or three
      *   (docs/PERFORMANCE.md, "One level on pocl"). */
     const size_t half = t->lq_max / 2;

@@ -9,8 +9,10 @@
  * the program on
  * the device the environment selects (with CLQSORT_TUNING applied, as a sort would) and checks
  * that every kernel's CL_KERNEL_LOCAL_MEM_SIZE is within the estimate and within the device's
- * local memory (the selection's kernels of partial sorts against clq_select_local_bytes). Uses
- * the library's internal header: these facts are not public.
+ * local memory (the selection's kernels of partial sorts against clq_select_local_bytes), and that
+ * every kernel allows the work-group size its program's tuning launches it with
+ * (CL_KERNEL_WORK_GROUP_SIZE; program.c lowers a size a runtime does not allow, and the test
+ * prints where it did). Uses the library's internal header: these facts are not public.
  *
  *   test_kernel_facts [--ascending]
  *     --ascending: the programs of ascending order only. A descending program differs only in
@@ -61,12 +63,30 @@ int main(int argc, char **argv)
                     continue;
                 }
                 const unsigned elem = clq_key_bytes((clqsort_key_type)type) + vb;
+                clq_tuning asked;
+                if (clq_tuning_of(ctx, (clqsort_key_type)type, vb, &asked) == CLQSORT_SUCCESS &&
+                    (!wide || clq_tuning_widen(ctx, elem, &asked)) &&
+                    (asked.gq_wg != p->tuning.gq_wg || asked.lq_wg != p->tuning.lq_wg || asked.rl_wg != p->tuning.rl_wg))
+                    printf("%s%s%s +%u B: built with work-groups of %u / %u / %u (phase one, phase two, relauncher), "
+                           "the tuning asked %u / %u / %u\n",
+                           types[type], desc ? " desc" : "", w, vb, p->tuning.gq_wg, p->tuning.lq_wg, p->tuning.rl_wg,
+                           asked.gq_wg, asked.lq_wg, asked.rl_wg);
                 for (int k = 0; k < CLQ_KERNELS; k++) {
                     const clq_kernel_desc *d = &clq_kernel_table[k];
                     cl_ulong used = 0;
                     cl_int err = clGetKernelWorkGroupInfo(p->all[k], clqsort_cl_device(ctx), CL_KERNEL_LOCAL_MEM_SIZE,
                                                           sizeof used, &used, NULL);
                     const cl_ulong est = clq_local_bytes(&p->tuning, elem, d->phase);
+                    size_t most = 0;
+                    const unsigned launched = d->phase == 2 ? p->tuning.rl_wg : d->phase == 3 ? p->tuning.lq_wg : p->tuning.gq_wg;
+                    checks++;
+                    if (clGetKernelWorkGroupInfo(p->all[k], clqsort_cl_device(ctx), CL_KERNEL_WORK_GROUP_SIZE, sizeof most,
+                                                 &most, NULL) != CL_SUCCESS ||
+                        most < launched) {
+                        failures++;
+                        printf("FAIL %s%s%s +%u B: %s allows %zu work-items per group, launched with %u\n",
+                               types[type], desc ? " desc" : "", w, vb, d->name, most, launched);
+                    }
                     checks++;
                     if (getenv("CLQSORT_TEST_VERBOSE"))
                         printf("%s%s%s +%u B: %s %llu of %llu bytes\n", types[type], desc ? " desc" : "", w, vb, d->name,
