@@ -269,7 +269,19 @@ inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local 
  * docs/PERFORMANCE.md, call 161). */
 #define CLQ_GQ_IN_FLIGHT 8u
 
+/* A group of one work-item (CPUs) counts each key into its bucket's cell: the count and the code
+ * range side by side, so that a key touches one cache line where the three arrays below took
+ * three (2048 ways of them fill 24 KiB, most of a core's first-level cache); it copies the cells
+ * into the arrays after the count. */
+typedef struct clq_count_cell {
+    clq_code not_min, max;
+    uint count;
+} clq_count_cell;
+
 typedef struct clq_count_local {
+#if CLQ_GQ_WG == 1
+    clq_count_cell cell[CLQ_GQ_WAYS];
+#endif
     uint count[CLQ_GQ_WAYS];
     clq_code not_min[CLQ_GQ_WAYS], max[CLQ_GQ_WAYS]; /* ~min, so that 0 means "none" for both */
     /* the last block's view of the whole sequence (clq_emit_children) */
@@ -438,9 +450,15 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
         const clq_block blk = clq_block_at(cur, pool, status, nseq, (uint)i, 1, lm->table, lm->found);
         __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
         for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
+#if CLQ_GQ_WG == 1
+            lm->cell[b].count = 0;
+            lm->cell[b].not_min = 0;
+            lm->cell[b].max = 0;
+#else
             lm->count[b] = 0;
             lm->not_min[b] = 0;
             lm->max[b] = 0;
+#endif
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -471,7 +489,10 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
                     const uint b = clq_bucket_in(&blk, c);
                     outside |= c < blk.lo || c > blk.hi; /* root slices: the root's full range */
 #if CLQ_GQ_WG == 1
-                    clq_count_run(lm, b, 1u, c, c);
+                    __local clq_count_cell *e = &lm->cell[b];
+                    e->count++;
+                    e->not_min = max(e->not_min, ~c);
+                    e->max = max(e->max, c);
 #else
                     if (b != run_b && run_n) {
                         clq_count_run(lm, run_b, run_n, run_min, run_max);
@@ -490,6 +511,12 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
 #if CLQ_GQ_WG > 1
         if (run_n)
             clq_count_run(lm, run_b, run_n, run_min, run_max);
+#else
+        for (uint b = 0; b < blk.ways; b++) {
+            lm->count[b] = lm->cell[b].count;
+            lm->not_min[b] = lm->cell[b].not_min;
+            lm->max[b] = lm->cell[b].max;
+        }
 #endif
         if (outside)
             atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_RANGE);

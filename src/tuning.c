@@ -100,7 +100,8 @@ static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
     /* per bucket: five uints and two codes (count pass), count and target (sort pass); the scan
      * takes two uints per work-item; both the table of sequences */
     const cl_ulong seqs = 4ull * CLQ_SEQ_TABLE;
-    const cl_ulong count = (cl_ulong)t->gq_ways * (5 * 4 + 2 * 8) + 8ull * t->gq_wg + seqs + 64;
+    const cl_ulong cells = t->gq_wg == 1 ? 24ull * t->gq_ways : 0u; /* a group of one: clq_count_cell */
+    const cl_ulong count = (cl_ulong)t->gq_ways * (5 * 4 + 2 * 8) + cells + 8ull * t->gq_wg + seqs + 64;
     const cl_ulong staged = kb - t->value_bytes + t->value_bytes / clq_gq_value_parts(t, kb); /* per key */
     const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * staged + 8ull * t->gq_ways + 8ull * t->gq_wg + seqs + 64;
     return count > sort ? count : sort;
@@ -332,13 +333,16 @@ int clq_tuning_widen(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning
 {
     clq_tuning w = *t;
     w.gq_ways = t->one_level ? t->one_level : 2 * t->gq_ways;
-    if (t->one_level)
+    if (t->one_level) {
         w.gq_k = 8 * t->one_level / t->gq_wg ? 8 * t->one_level / t->gq_wg : 1u;
+        w.gq_count_k = 32 * t->one_level / t->gq_wg ? 32 * t->one_level / t->gq_wg : 1u;
+    }
     const clq_tuning want = w;
     fit_to_device(ctx, elem_bytes, &w);
     clq_tuning rest = w;
     rest.gq_ways = t->gq_ways;
     rest.gq_k = t->gq_k;
+    rest.gq_count_k = t->gq_count_k;
     if (w.gq_ways != want.gq_ways || w.gq_k != want.gq_k || memcmp(&rest, t, sizeof rest))
         return 0;
     *t = w;
