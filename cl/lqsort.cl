@@ -94,8 +94,18 @@ inline clq_code clq_lq_offset(const clq_lq_slices *sl, uint b)
 inline uint clq_rank_in(__local const clq_code *y, uint first, uint n, clq_code c, uint i)
 {
     uint at = first;
+#if CLQ_LQ_WG == 1
+    /* one work-item (CPUs): the keys before i that are not larger, then those after it that are
+     * smaller; one comparison of codes a key, where a (code, position) pair took two more
+     * instructions to build */
+    for (uint q = first; q < i; q++)
+        at += y[q] <= c;
+    for (uint q = i + 1u; q < first + n; q++)
+        at += y[q] < c;
+#else
     for (uint q = first; q < first + n; q++)
         at += clq_goes_before(y[q], q, c, i);
+#endif
     return at;
 }
 
