@@ -109,19 +109,10 @@ inline uint clq_rank_in(__local const clq_code *y, uint first, uint n, clq_code 
     return at;
 }
 
-/* Splits the range on top of the stack into buckets; finishes the short ones and writes them
- * out, pushes the long ones. Every work-item of the group calls it. */
-void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint *status, __local clq_lq_local *lm)
+/* The buckets of a range of len keys, codes lo .. hi: about CLQ_LQ_SMALL / 4 keys each, no more
+ * than the range has codes. */
+inline clq_lq_slices clq_lq_slices_of(clq_code lo, clq_code hi, uint len)
 {
-    const uint lid = get_local_id(0);
-    const uint top = min(lm->sp, (uint)CLQ_LQ_STACK) - 1u; /* more only after CLQ_ERR_STACK */
-    const uint s = lm->st_start[top], len = lm->st_len[top], from = lm->st_buf[top];
-    const clq_code lo = lm->st_lo[top], hi = lm->st_hi[top];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0)
-        lm->sp = top;
-
-    /* buckets: about CLQ_LQ_SMALL / 4 keys each, no more than the range has codes */
     const uint width_bits = CLQ_CODE_BITS - (uint)clz(hi - lo);
     const uint per_bucket = max(CLQ_LQ_SMALL / 4u, 1u);
     uint w = 1;
@@ -134,6 +125,25 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     sl.shift = width_bits - w;
     sl.norm = (uint)clz(hi - lo);
     sl.scale = clq_scale_of(hi - lo, sl.norm, sl.ways);
+    return sl;
+}
+
+/* Splits the range on top of the stack into buckets; finishes the short ones and writes them
+ * out, pushes the long ones. Every work-item of the group calls it. `counted`: lm->end holds
+ * the range's counts per bucket already (a record's first split in a group of one work-item,
+ * counted as its keys were loaded: clq_lqsort_body). */
+void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint *status, __local clq_lq_local *lm,
+                  uint counted)
+{
+    const uint lid = get_local_id(0);
+    const uint top = min(lm->sp, (uint)CLQ_LQ_STACK) - 1u; /* more only after CLQ_ERR_STACK */
+    const uint s = lm->st_start[top], len = lm->st_len[top], from = lm->st_buf[top];
+    const clq_code lo = lm->st_lo[top], hi = lm->st_hi[top];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0)
+        lm->sp = top;
+
+    const clq_lq_slices sl = clq_lq_slices_of(lo, hi, len);
     const uint ways = sl.ways, shift = sl.shift;
 
     __local const clq_code *x = lm->buf[from] + s;
@@ -142,11 +152,11 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     CLQ_IF_PAIRS(__local const clq_value *xv = lm->vbuf[from] + s; yv = lm->vbuf[from ^ 1u] + s;)
 
     /* count, scan, scatter */
-    for (uint b = lid; b < ways; b += CLQ_LQ_WG)
+    for (uint b = lid; b < (counted ? 0u : ways); b += CLQ_LQ_WG)
         lm->end[b] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     uint outside = 0;
-    for (uint i = lid; i < len; i += CLQ_LQ_WG) {
+    for (uint i = lid; i < (counted ? 0u : len); i += CLQ_LQ_WG) {
         const clq_code c = x[i];
         outside |= c < lo || c > hi;
         clq_lq_inc(&lm->end[clq_lq_bucket(&sl, c)]);
@@ -347,11 +357,32 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
             if (lid == 0)
                 atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_LEAF_OVERFLOW);
         } else {
+            const int segments = (leaf.flags & CLQ_LEAF_SEGMENTS) != 0;
+#if CLQ_LQ_WG == 1
+            /* one work-item counts the keys of the first split as it loads them (no pass more) */
+            const uint counted = !segments;
+            const clq_lq_slices sl = clq_lq_slices_of(leaf.lo, leaf.hi, leaf.len);
+            for (uint b = 0; b < (counted ? sl.ways : 0u); b++)
+                lm->end[b] = 0;
+            uint outside = 0;
+            for (uint i = 0; i < leaf.len; i++) {
+                const clq_code c = clq_to_code(src[i]);
+                lm->buf[0][i] = c;
+                CLQ_IF_PAIRS(lm->vbuf[0][i] = vsrc[i];)
+                if (counted) {
+                    outside |= c < leaf.lo || c > leaf.hi;
+                    lm->end[clq_lq_bucket(&sl, c)]++;
+                }
+            }
+            if (outside)
+                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_RANGE);
+#else
+            const uint counted = 0;
             for (uint i = lid; i < leaf.len; i += CLQ_LQ_WG) {
                 lm->buf[0][i] = clq_to_code(src[i]);
                 CLQ_IF_PAIRS(lm->vbuf[0][i] = vsrc[i];)
             }
-            const int segments = (leaf.flags & CLQ_LEAF_SEGMENTS) != 0;
+#endif
             if (lid == 0) {
                 lm->st_start[0] = 0;
                 lm->st_len[0] = leaf.len;
@@ -364,8 +395,8 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
             if (segments)
                 clq_lq_segments(out, vout, seg_begin, seg_end, leaf, status, lm);
-            while (lm->sp > 0)
-                clq_lq_split(out, vout, status, lm);
+            for (uint first = counted; lm->sp > 0; first = 0)
+                clq_lq_split(out, vout, status, lm, first);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }

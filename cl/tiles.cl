@@ -91,7 +91,7 @@ void clq_tilesort_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_lq_
     CLQ_IF_PAIRS(vout = (n <= CLQ_LQ_MAX ? vals : svals) + start;)
     while (lm->sp > 0)
         if (!clq_tighten(out, vout, lm, red))
-            clq_lq_split(out, vout, status, lm);
+            clq_lq_split(out, vout, status, lm, 0u);
 }
 
 __kernel __attribute__((reqd_work_group_size(CLQ_LQ_WG, 1, 1)))
