@@ -663,9 +663,13 @@ static unsigned first_round_levels(const clqsort_context *ctx, const clq_plan *p
     if (ctx->path != CLQSORT_PATH_HOST_LOOP || call->enqueue || call->partial || plan->tiles)
         return plan->levels;
     /* float and double roots take slices of the values where those crowd the code range
-     * (relauncher.cl), which take no bit off it: one level more (2^26 uniform floats: 3) */
+     * (relauncher.cl), which take no bit off it: one level more (2^26 uniform floats: 3), and
+     * their buckets come out less even than equal slices of codes: counted as twice the keys
+     * (2^26 uniform doubles took 4 levels, 2 round trips and 2.85-2.90 ms with one level more
+     * only, 2.78-2.83 with these 4 at once on an H200, call 242) */
     const unsigned slices = (type == CLQSORT_KEY_FLOAT || type == CLQSORT_KEY_DOUBLE) && !plan->stable;
-    const unsigned first = clq_first_levels(&plan->prog->tuning, plan->count, plan->levels) + slices;
+    const size_t modelled = (size_t)plan->count << slices;
+    const unsigned first = clq_first_levels(&plan->prog->tuning, modelled, plan->levels) + slices;
     return first < plan->levels ? first : plan->levels;
 }
 
