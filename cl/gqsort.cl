@@ -468,10 +468,20 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
          * order the run's test would be a branch mispredicted at nearly every key. A sequence of
          * one unit may span two CLQ_GQ_UNIT. */
         uint outside = 0;
-#if CLQ_GQ_WG > 1
+#if CLQ_GQ_WG == 1
+        /* one work-item reads its keys in order, which the processor's prefetch serves; copied
+         * through a private array first, each key's load waited on the store before it */
+        for (uint j = 0; j < blk.n; j++) {
+            const clq_code c = clq_to_code(src[j]);
+            outside |= c < blk.lo || c > blk.hi; /* root slices: the root's full range */
+            __local clq_count_cell *e = &lm->cell[clq_bucket_in(&blk, c)];
+            e->count++;
+            e->not_min = max(e->not_min, ~c);
+            e->max = max(e->max, c);
+        }
+#else
         uint run_b = 0, run_n = 0;
         clq_code run_min = CLQ_CODE_MAX, run_max = 0;
-#endif
         for (uint part = 0; part < blk.n; part += CLQ_GQ_UNIT)
         for (uint k0 = 0; k0 < CLQ_GQ_COUNT_K; k0 += CLQ_GQ_IN_FLIGHT) {
             /* CLQ_GQ_IN_FLIGHT loads before the first key is counted: with one at a time the
@@ -488,12 +498,6 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
                     const clq_code c = clq_to_code(v[t]);
                     const uint b = clq_bucket_in(&blk, c);
                     outside |= c < blk.lo || c > blk.hi; /* root slices: the root's full range */
-#if CLQ_GQ_WG == 1
-                    __local clq_count_cell *e = &lm->cell[b];
-                    e->count++;
-                    e->not_min = max(e->not_min, ~c);
-                    e->max = max(e->max, c);
-#else
                     if (b != run_b && run_n) {
                         clq_count_run(lm, run_b, run_n, run_min, run_max);
                         run_n = 0;
@@ -504,10 +508,10 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
                     run_n++;
                     run_min = min(run_min, c);
                     run_max = max(run_max, c);
-#endif
                 }
             }
         }
+#endif
 #if CLQ_GQ_WG > 1
         if (run_n)
             clq_count_run(lm, run_b, run_n, run_min, run_max);
@@ -565,6 +569,17 @@ inline __global clq_bucket *clq_sort_copy(const clq_block *blk)
  * them again in each step (kept, they would hold registers: the note at step 3). */
 #define CLQ_GQ_KEEP_BUCKETS (CLQ_GQ_WG == 1)
 
+/* A work-item's key k of its block, and its value: a larger group keeps them in registers from
+ * step 1 to step 3; a group of one work-item reads them again from the block, in the cache since
+ * step 1, where a private copy of 16384 keys would be memory written and read once more. */
+#if CLQ_GQ_KEEP_BUCKETS
+#define CLQ_GQ_KEY(k) src[k]
+#define CLQ_GQ_VALUE(k) vsrc[k]
+#else
+#define CLQ_GQ_KEY(k) v[k]
+#define CLQ_GQ_VALUE(k) w[k]
+#endif
+
 /* Values wider than keys may be staged in parts (CLQ_GQ_VALUE_PARTS, src/tuning.c): the keys
  * go into the stage all at once, each work-item keeps the place each of its keys took, and then
  * the values whose keys took places in part p go into a stage of CLQ_GQ_VALUE_PART values and out
@@ -613,7 +628,9 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
 #ifdef CLQ_PAIRS
             __global const clq_value *vsrc = (blk.in_scratch ? svals : vals) + blk.start + blk.begin;
             __global clq_value *vdst = (blk.in_scratch ? vals : svals) + blk.start;
+#if !CLQ_GQ_KEEP_BUCKETS
             clq_value w[CLQ_GQ_K];
+#endif
 #endif
             for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG)
                 lm->count[b] = 0;
@@ -622,10 +639,10 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             barrier(CLK_LOCAL_MEM_FENCE);
 
             /* 1. load, and count the block's keys of each bucket */
-            clq_key v[CLQ_GQ_K];
 #if CLQ_GQ_KEEP_BUCKETS
             ushort kept[CLQ_GQ_K]; /* ways <= 4096 */
-#endif
+#else
+            clq_key v[CLQ_GQ_K];
             for (uint k = 0; k < CLQ_GQ_K; k++) { /* every load before the first atomic */
                 const uint j = k * CLQ_GQ_WG + lid;
                 if (j < blk.n) {
@@ -633,9 +650,10 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                     CLQ_IF_PAIRS(w[k] = vsrc[j];)
                 }
             }
+#endif
             for (uint k = 0; k < CLQ_GQ_K; k++)
                 if (k * CLQ_GQ_WG + lid < blk.n) {
-                    const uint b = clq_bucket_in(&blk, clq_to_code(v[k]));
+                    const uint b = clq_bucket_in(&blk, clq_to_code(CLQ_GQ_KEY(k)));
 #if CLQ_GQ_KEEP_BUCKETS
                     kept[k] = (ushort)b;
 #endif
@@ -679,15 +697,15 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
 #if CLQ_GQ_KEEP_BUCKETS
                         const uint at = clq_gq_add(&lm->count[kept[k]], 1u);
 #else
-                        const uint at = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(v[k]))], 1u);
+                        const uint at = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(CLQ_GQ_KEY(k)))], 1u);
 #endif
-                        lm->stage[at] = v[k];
+                        lm->stage[at] = CLQ_GQ_KEY(k);
 #if CLQ_GQ_SPLIT_VALUES
                         place[k] = (ushort)at;
                         if (at < CLQ_GQ_VALUE_PART)
-                            lm->stage_v[at] = w[k];
+                            lm->stage_v[at] = CLQ_GQ_VALUE(k);
 #else
-                        CLQ_IF_PAIRS(lm->stage_v[at] = w[k];)
+                        CLQ_IF_PAIRS(lm->stage_v[at] = CLQ_GQ_VALUE(k);)
 #endif
                     }
                 }
@@ -698,7 +716,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                 if (part > 0 && !lm->whole)
                     for (uint k = 0; k < CLQ_GQ_K; k++)
                         if (k * CLQ_GQ_WG + lid < blk.n && place[k] - first < CLQ_GQ_VALUE_PART)
-                            lm->stage_v[place[k] - first] = w[k];
+                            lm->stage_v[place[k] - first] = CLQ_GQ_VALUE(k);
 #endif
                 barrier(CLK_LOCAL_MEM_FENCE);
                 if (lm->whole) {
@@ -706,8 +724,8 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                     for (uint k = 0; k < (part ? 0u : CLQ_GQ_K); k++) {
                         const uint j = k * CLQ_GQ_WG + lid;
                         if (j < blk.n && to + j < blk.len) { /* as below */
-                            dst[to + j] = v[k];
-                            CLQ_IF_PAIRS(vdst[to + j] = w[k];)
+                            dst[to + j] = CLQ_GQ_KEY(k);
+                            CLQ_IF_PAIRS(vdst[to + j] = CLQ_GQ_VALUE(k);)
                         }
                     }
                 } else {
