@@ -266,6 +266,11 @@ unsigned clq_code_bits(clqsort_key_type type);
  * at least what the kernel declares: tests/test_kernel_facts.c checks it against each built
  * kernel's CL_KERNEL_LOCAL_MEM_SIZE); fit_to_device keeps it within the device's. */
 cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase);
+/* The tuning's work-group size for a kernel of clq_kernel_desc.phase `phase` (the size it is
+ * built for and launched with; program.c may lower it to what the built kernel allows). */
+unsigned *clq_work_group_of(clq_tuning *t, int phase);
+/* The largest power of two at most v (1 for v < 2), at most 2^30. */
+unsigned clq_floor_pow2(size_t v);
 /* The parts the sort pass stages a block's values in (CLQ_GQ_VALUE_PARTS, cl/gqsort.cl): value
  * bytes / key bytes with gq_split_values, else 1. */
 unsigned clq_gq_value_parts(const clq_tuning *t, unsigned elem_bytes);

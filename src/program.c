@@ -30,12 +30,6 @@ const char *const clq_select_names[CLQ_SELECT_KERNELS] = {
     "select_sort_kernel",   "select_stash_kernel", "select_place_kernel", "select_buckets_kernel",
 };
 
-/* The tuning's work-group size for a kernel of `phase` (clq_kernel_table). */
-static unsigned *work_group_of(clq_tuning *t, int phase)
-{
-    return phase == 2 ? &t->rl_wg : phase == 3 ? &t->lq_wg : &t->gq_wg; /* segments, tile merge: gq_wg */
-}
-
 static clqsort_status build_failed(clqsort_context *ctx, cl_program program, const char *options, cl_int err)
 {
     size_t size = 0;
@@ -67,10 +61,7 @@ static clqsort_status fit_kernel(clqsort_context *ctx, cl_kernel k, const char *
                         "%s can run at most %zu work-items per group on \"%s\", but was built for %u; "
                         "lower it with CLQSORT_TUNING",
                         name, max, ctx->device_name, *wg);
-    unsigned w = 1;
-    while (2u * (size_t)w <= max)
-        w *= 2u;
-    *wg = w;
+    *wg = clq_floor_pow2(max);
     *lower = 1;
     return CLQSORT_SUCCESS;
 }
@@ -111,7 +102,7 @@ static clqsort_status compile(clqsort_context *ctx, clqsort_key_type type, int d
         const clq_kernel_desc *d = &clq_kernel_table[i];
         p->all[i] = clCreateKernel(p->program, d->name, &err);
         CLQ_TRY(clq_check_created(ctx, p->all[i], err, "clCreateKernel", d->name));
-        CLQ_TRY(fit_kernel(ctx, p->all[i], d->name, work_group_of(t, d->phase), lower));
+        CLQ_TRY(fit_kernel(ctx, p->all[i], d->name, clq_work_group_of(t, d->phase), lower));
         /* the scalars follow the buffers (eight, two more with the work lists, one with windows) */
         const cl_uint first = 8u + (d->work_lists ? 2u : 0u) + (d->windows ? 1u : 0u);
         for (int a = 0; a < d->nscalars; a++)

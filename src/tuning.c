@@ -80,7 +80,7 @@ static int vendor_matches(const char *vendor, const char *want)
     return strstr(low, want) != NULL;
 }
 
-static unsigned floor_pow2(size_t v)
+unsigned clq_floor_pow2(size_t v)
 {
     unsigned p = 1;
     while ((size_t)p * 2 <= v && p < (1u << 30))
@@ -132,6 +132,11 @@ static cl_ulong net_local_bytes(const clq_tuning *t, unsigned kb)
     return keys + 4ull * t->gq_wg + 8ull * t->gq_wg + 64;
 }
 
+unsigned *clq_work_group_of(clq_tuning *t, int phase)
+{
+    return phase == 2 ? &t->rl_wg : phase == 3 ? &t->lq_wg : &t->gq_wg; /* segments, tile merge: gq_wg */
+}
+
 cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
 {
     if (phase == 4 || phase == 6)
@@ -160,7 +165,7 @@ cl_ulong clq_device_local_bytes(const clqsort_context *ctx)
 /* Keeps the shape inside the device's limits and the kernels' invariants. */
 static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t)
 {
-    const unsigned max_wg = floor_pow2(ctx->max_work_group_size ? ctx->max_work_group_size : 1);
+    const unsigned max_wg = clq_floor_pow2(ctx->max_work_group_size ? ctx->max_work_group_size : 1);
     if (t->gq_wg > max_wg)
         t->gq_wg = max_wg;
     if (t->lq_wg > max_wg)
@@ -259,7 +264,7 @@ void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, unsi
     *out = table[i].t;
     out->value_bytes = value_bytes;
     /* the same local memory holds fewer keys when they are wider or carry values */
-    out->lq_max = floor_pow2((size_t)out->lq_max * 4 / elem_bytes);
+    out->lq_max = clq_floor_pow2((size_t)out->lq_max * 4 / elem_bytes);
     fit_to_device(ctx, elem_bytes, out);
 }
 

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
                                                           sizeof used, &used, NULL);
                     const cl_ulong est = clq_local_bytes(&p->tuning, elem, d->phase);
                     size_t most = 0;
-                    const unsigned launched = d->phase == 2 ? p->tuning.rl_wg : d->phase == 3 ? p->tuning.lq_wg : p->tuning.gq_wg;
+                    const unsigned launched = *clq_work_group_of(&p->tuning, d->phase);
                     checks++;
                     if (clGetKernelWorkGroupInfo(p->all[k], clqsort_cl_device(ctx), CL_KERNEL_WORK_GROUP_SIZE, sizeof most,
                                                  &most, NULL) != CL_SUCCESS ||
