@@ -19,24 +19,40 @@
  * device.
  */
 
+/* Bits a split must take off a sequence of len keys to leave parts of at most `size` keys (as
+ * uniform keys split): the least b with len <= 2^b size. */
+inline uint clq_bits_to(uint len, uint size)
+{
+    const uint parts = (len - 1u) / max(size, 1u) + 1u;
+    uint b = 0;
+    while ((1u << b) < parts)
+        b++;
+    return b;
+}
+
 /* Buckets for a sequence of len > CLQ_LQ_MAX keys whose codes span `width` + 1 values, split at
  * phase-one level `level` (1 for the root) of a sort of at most `levels` levels
  * (status[CLQ_ST_MAX_LEVELS], at least ceil(CLQ_CODE_BITS / CLQ_GQ_WAYS_LOG2)): 2^w of them,
- * w <= CLQ_GQ_WAYS_LOG2 and no more bits than the range has. By length, enough that uniform
- * keys leave children of about CLQ_LQ_MAX / 2 keys. By depth, at least enough bits that what is
- * left of the range fits the levels after this one at CLQ_GQ_WAYS_LOG2 bits each: a range
- * enters level i at most CLQ_GQ_WAYS_LOG2 * (levels - i + 1) bits wide (true at level 1, and
- * kept by every split, as a child's range is narrower than 2^(width bits - w): see
- * clq_scaled_bucket; a root split into root slices keeps it because it only does so when the
- * bound holds at level 2 for the full code width, clq_choose_root_slices), so every range left
- * after level `levels` is a single code and no input needs more levels. */
-inline uint clq_ways_log2(uint len, clq_code width, uint level, uint levels)
+ * 1 <= w <= CLQ_GQ_WAYS_LOG2 and no more bits than the range has.
+ * By length, enough that uniform keys leave children of about CLQ_LQ_MAX / 2 keys: all of them
+ * at once where one split does it; where it takes several, a split that `leads` takes only what
+ * the splits after it, at CLQ_GQ_WAYS_LOG2 bits each, leave over (a segment of 2^22 keys: 8 ways,
+ * then 256, rather than 256 and then 8 for each of 256 short sequences; see segments.cl), and
+ * any other the most it may.
+ * By depth, at least enough bits that what is left of the range fits the levels after this one
+ * at CLQ_GQ_WAYS_LOG2 bits each: a range enters level i at most CLQ_GQ_WAYS_LOG2 * (levels - i + 1)
+ * bits wide (true at level 1, and kept by every split, as a child's range is narrower than
+ * 2^(width bits - w): see clq_scaled_bucket; a root split into root slices keeps it because it
+ * only does so when the bound holds at level 2 for the full code width,
+ * clq_choose_root_slices), so every range left after level `levels` is a single code and no
+ * input needs more levels. */
+inline uint clq_ways_log2(uint len, clq_code width, uint level, uint levels, uint lead)
 {
-    const uint parts = (len - 1u) / max(CLQ_LQ_MAX / 2u, 1u) + 1u;
+    const uint b = max(clq_bits_to(len, CLQ_LQ_MAX / 2u), 1u);
+    const uint splits = (clq_bits_to(len, CLQ_LQ_MAX) + CLQ_GQ_WAYS_LOG2 - 1u) / CLQ_GQ_WAYS_LOG2;
+    uint w = lead && splits > 1u ? b - CLQ_GQ_WAYS_LOG2 * (splits - 1u) : b;
+    w = min(w, (uint)CLQ_GQ_WAYS_LOG2);
     const uint width_bits = CLQ_CODE_BITS - (uint)clz(width);
-    uint w = 1;
-    while ((1u << w) < parts && w < CLQ_GQ_WAYS_LOG2)
-        w++;
     const uint later = CLQ_GQ_WAYS_LOG2 * (levels - min(level, levels));
     if (width_bits > later)
         w = max(w, min(width_bits - later, (uint)CLQ_GQ_WAYS_LOG2));
@@ -54,6 +70,10 @@ CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *li
     __global clq_seq *list = lists + (size_t)parity * seq_cap;
     const uint level = status[CLQ_ST_LEVELS] + 1u; /* the level this list is prepared for */
     const uint levels = status[CLQ_ST_MAX_LEVELS];
+    /* a segmented sort's roots lead (16 segments of 2^22 keys: 1.575 ms against 1.710 on an
+     * H200); a plain root keeps every way for its root slices, and the levels after the first
+     * split long sequences only where keys crowd, not measured */
+    const uint lead = level == 1u && status[CLQ_ST_SEGMENTS] != 0u;
 
     if (init && status[CLQ_ST_SEGMENTS] == 0) { /* segmented sorts: segments.cl emitted the roots */
         const uint n = clq_keys_to_sort(status);
@@ -70,7 +90,7 @@ CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *li
         if (i < nseq) {
             nb = clq_blocks_of(list[i].len);
             nu = clq_units_of(list[i].len);
-            w = clq_ways_log2(list[i].len, list[i].hi - list[i].lo, level, levels);
+            w = clq_ways_log2(list[i].len, list[i].hi - list[i].lo, level, levels, lead);
         }
         uint total_blocks, total_units, total_buckets;
         const uint first_block = blocks + clq_scan_exclusive(nb, &total_blocks, scan_tmp, wg);
