@@ -111,6 +111,17 @@ static void sort_shape(const config *c, tu_seg_shape shape, size_t param, size_t
     free(in), free(out), free(vin), free(vout), free(begin), free(end);
 }
 
+/* Segments long enough for two phase-one splits (2 lqsort_max x gqsort_ways keys each): their
+ * roots split first by the bits the second split leaves over (relauncher.cl, clq_ways_log2),
+ * fewer ways than a plain root takes wherever the ways are more than 4. */
+static void long_segments(const clqsort_info *info)
+{
+    static const config configs[] = {{CLQSORT_KEY_UINT32, 0, 4}, {CLQSORT_KEY_FLOAT, 1, 0}};
+    const size_t n = 4 * (size_t)info->lqsort_max * info->gqsort_ways + 1001;
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
+        sort_shape(&configs[c], TU_SEG_FEW, 2, n, info, 1000 + c);
+}
+
 /* Invalid offsets: refused by the device with the first invalid segment named, nothing moved. */
 static void invalid_segments(int enqueue)
 {
@@ -984,6 +995,7 @@ int main(int argc, char **argv)
     host_refusals();
     host_arrays(tiny ? 1500 : 300007, &info);
     if (!tiny) {
+        long_segments(&info);
         waits_for_its_events();
         chain_with_program_kernels();
         many_in_flight();
