@@ -35,10 +35,14 @@ inline uint clq_bits_to(uint len, uint size)
  * (status[CLQ_ST_MAX_LEVELS], at least ceil(CLQ_CODE_BITS / CLQ_GQ_WAYS_LOG2)): 2^w of them,
  * 1 <= w <= CLQ_GQ_WAYS_LOG2 and no more bits than the range has.
  * By length, enough that uniform keys leave children of about CLQ_LQ_MAX / 2 keys: all of them
- * at once where one split does it; where it takes several, a split that `leads` takes only what
- * the splits after it, at CLQ_GQ_WAYS_LOG2 bits each, leave over (a segment of 2^22 keys: 8 ways,
- * then 256, rather than 256 and then 8 for each of 256 short sequences; see segments.cl), and
- * any other the most it may.
+ * at once where one split does it. Where it takes several (more than CLQ_LQ_MAX x CLQ_GQ_WAYS
+ * keys), a split that `leads` takes only the bits that the splits after it, at
+ * CLQ_GQ_WAYS_LOG2 bits each, leave over, and any other split the most it may: on an H200 a
+ * segment of 2^22 keys splits 8 ways and then 256 (a few long sequences at level 2, as one sort
+ * of 2^26 keys has), not 256 ways and then 8 (256 sequences of one count unit each).
+ * A lead keeps the depth bound below, which it never has to raise: such a root has more than
+ * CLQ_LQ_MAX x CLQ_GQ_WAYS keys, so its sort has the spare level (clq_levels in src/tuning.c)
+ * wherever the tuning gives one, and the levels after the first then take the full code width.
  * By depth, at least enough bits that what is left of the range fits the levels after this one
  * at CLQ_GQ_WAYS_LOG2 bits each: a range enters level i at most CLQ_GQ_WAYS_LOG2 * (levels - i + 1)
  * bits wide (true at level 1, and kept by every split, as a child's range is narrower than
@@ -70,9 +74,10 @@ CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *li
     __global clq_seq *list = lists + (size_t)parity * seq_cap;
     const uint level = status[CLQ_ST_LEVELS] + 1u; /* the level this list is prepared for */
     const uint levels = status[CLQ_ST_MAX_LEVELS];
-    /* a segmented sort's roots lead (16 segments of 2^22 keys: 1.575 ms against 1.710 on an
-     * H200); a plain root keeps every way for its root slices, and the levels after the first
-     * split long sequences only where keys crowd, not measured */
+    /* a segmented sort's roots lead (16 segments of 2^22 keys: 1.566-1.582 ms against
+     * 1.706-1.711 on an H200, calls 246-247). A plain root keeps every way: its root slices need
+     * them, and leading where it takes code slices made 2^24 sawtooth keys 25 % slower (call 249,
+     * docs/PERFORMANCE.md); later levels split long sequences only where keys crowd. */
     const uint lead = level == 1u && status[CLQ_ST_SEGMENTS] != 0u;
 
     if (init && status[CLQ_ST_SEGMENTS] == 0) { /* segmented sorts: segments.cl emitted the roots */
