@@ -279,6 +279,16 @@ uint64_t tu_code_of(clqsort_key_type t, const unsigned char *p)
  * minutes. */
 static void radix_sort_u64_from(uint64_t *a, size_t n, unsigned low)
 {
+    if (n <= 32) { /* by insertion: the tables below cost more than a short segment's sort */
+        for (size_t i = 1; i < n; i++) {
+            const uint64_t x = a[i];
+            size_t j = i;
+            for (; j > 0 && a[j - 1] > x; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
     uint64_t *tmp = malloc((n + 1) * sizeof *tmp);
     size_t(*count)[257] = calloc(8, sizeof *count);
     if (!tmp || !count) {
@@ -460,6 +470,8 @@ int tu_verify_sorted(clqsort_key_type t, int desc, const unsigned char *ref, con
                      char *why, size_t why_size)
 {
     const size_t w = tu_width_of(t);
+    if (!memcmp(out, ref, n * w))
+        return 1; /* the reference's bits: in order and a permutation (the common case, at memcmp's speed) */
     size_t i = 0;
     while (i < n) {
         const uint64_t c = tu_code_of(t, ref + i * w);
@@ -642,22 +654,49 @@ void tu_make_segments(tu_seg_shape shape, size_t param, size_t n, size_t lq_smal
     *segments = k;
 }
 
+void tu_sort_segments_typed(clqsort_key_type t, int desc, unsigned char *keys, const uint32_t *begin,
+                            const uint32_t *end, size_t segments)
+{
+    const size_t w = tu_width_of(t);
+    for (size_t i = 0; i < segments; i++) {
+        const size_t b = begin[i], e = end ? end[i] : begin[i + 1];
+        tu_sort_typed(t, desc, keys + b * w, e - b);
+    }
+}
+
 int tu_verify_segments(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out,
                        const unsigned char *in_values, const unsigned char *out_values, size_t value_bytes, size_t n,
                        const uint32_t *begin, const uint32_t *end, size_t segments, char *why, size_t why_size)
 {
     const size_t w = tu_width_of(t);
-    unsigned char *inside = calloc(n + 1, 1), *ref = malloc(n * w + 1), *seen = calloc(n + 1, 1);
-    int ok = inside && ref && seen;
+    unsigned char *ref = malloc(n * w + 1);
+    if (!ref) {
+        snprintf(why, why_size, "out of host memory");
+        return 0;
+    }
+    memcpy(ref, in, n * w);
+    tu_sort_segments_typed(t, desc, ref, begin, end, segments);
+    const int ok = tu_verify_segments_ref(t, desc, in, ref, out, in_values, out_values, value_bytes, n, begin, end,
+                                          segments, why, why_size);
+    free(ref);
+    return ok;
+}
+
+int tu_verify_segments_ref(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *ref,
+                           const unsigned char *out, const unsigned char *in_values, const unsigned char *out_values,
+                           size_t value_bytes, size_t n, const uint32_t *begin, const uint32_t *end, size_t segments,
+                           char *why, size_t why_size)
+{
+    const size_t w = tu_width_of(t);
+    unsigned char *inside = calloc(n + 1, 1), *seen = calloc(n + 1, 1);
+    int ok = inside && seen;
     if (!ok)
         snprintf(why, why_size, "out of host memory");
     for (size_t i = 0; ok && i < segments; i++) {
         const size_t b = begin[i], e = end ? end[i] : begin[i + 1];
         memset(inside + b, 1, e - b);
-        memcpy(ref, in + b * w, (e - b) * w);
-        tu_sort_typed(t, desc, ref, e - b);
         char inner[200];
-        if (!tu_verify_sorted(t, desc, ref, out + b * w, e - b, inner, sizeof inner)) {
+        if (!tu_verify_sorted(t, desc, ref + b * w, out + b * w, e - b, inner, sizeof inner)) {
             snprintf(why, why_size, "segment %zu [%zu, %zu): %s", i, b, e, inner);
             ok = 0;
         }
@@ -679,7 +718,6 @@ int tu_verify_segments(clqsort_key_type t, int desc, const unsigned char *in, co
             ok = 0;
         }
     free(inside);
-    free(ref);
     free(seen);
     return ok;
 }

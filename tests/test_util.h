@@ -133,5 +133,14 @@ void tu_make_segments(tu_seg_shape shape, size_t param, size_t n, size_t lq_smal
 int tu_verify_segments(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *out,
                        const unsigned char *in_values, const unsigned char *out_values, size_t value_bytes, size_t n,
                        const uint32_t *begin, const uint32_t *end, size_t segments, char *why, size_t why_size);
+/* The reference for it: every segment of keys sorted in place by tu_sort_typed(t, desc). */
+void tu_sort_segments_typed(clqsort_key_type t, int desc, unsigned char *keys, const uint32_t *begin,
+                            const uint32_t *end, size_t segments);
+/* tu_verify_segments given ref = in with its segments sorted by tu_sort_segments_typed: linear
+ * time, for checking many sorts of one input (the bench). */
+int tu_verify_segments_ref(clqsort_key_type t, int desc, const unsigned char *in, const unsigned char *ref,
+                           const unsigned char *out, const unsigned char *in_values, const unsigned char *out_values,
+                           size_t value_bytes, size_t n, const uint32_t *begin, const uint32_t *end, size_t segments,
+                           char *why, size_t why_size);
 
 #endif
