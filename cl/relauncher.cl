@@ -24,10 +24,7 @@
 inline uint clq_bits_to(uint len, uint size)
 {
     const uint parts = (len - 1u) / max(size, 1u) + 1u;
-    uint b = 0;
-    while ((1u << b) < parts)
-        b++;
-    return b;
+    return parts > 1u ? 32u - (uint)clz(parts - 1u) : 0u; /* up to 32: no shift of 1u by 32 */
 }
 
 /* Buckets for a sequence of len > CLQ_LQ_MAX keys whose codes span `width` + 1 values, split at

@@ -274,9 +274,10 @@ uint64_t tu_code_of(clqsort_key_type t, const unsigned char *p)
 }
 
 /* LSD radix sort of 64-bit values by their bytes from `low` up, a byte a pass (the bytes below
- * `low` are left in input order): one read counts every byte position, and positions where all
- * values share the byte are skipped. Linear time, so that checking 2^28 keys takes seconds, not
- * minutes. */
+ * `low` are left in input order; at most 32 values are sorted whole, by insertion, which is the
+ * same wherever the caller passes low > 0: there the low bytes follow from the high ones): one
+ * read counts every byte position, and positions where all values share the byte are skipped.
+ * Linear time, so that checking 2^28 keys takes seconds, not minutes. */
 static void radix_sort_u64_from(uint64_t *a, size_t n, unsigned low)
 {
     if (n <= 32) { /* by insertion: the tables below cost more than a short segment's sort */
