@@ -20,6 +20,8 @@
  *                         memory, 2 PTX shuffles); 0 where missing
  *   CLQ_GQ_VALUE_PARTS    phase one's sort pass: parts a block's values are staged in (gqsort.cl);
  *                         1 where missing
+ *   CLQ_GQ_COUNT_COPIES   phase one's count pass: copies of its local counters (gqsort.cl); 1 where
+ *                         missing
  * All work-group sizes are powers of two; the host derives them from one tuning entry.
  *
  * Every comparison goes through an unsigned "code" with the wanted order: a bijection between
@@ -354,6 +356,9 @@ inline uint clq_sort_copies_of(uint len) { return CLQ_GQ_SORT_COPIES ? clq_copie
 #endif
 #ifndef CLQ_GQ_VALUE_PARTS
 #define CLQ_GQ_VALUE_PARTS 1
+#endif
+#ifndef CLQ_GQ_COUNT_COPIES
+#define CLQ_GQ_COUNT_COPIES 1
 #endif
 /* The end of segment i of a segmented sort (segments.cl): its own, or the next one's begin. */
 inline uint clq_seg_end(__global const uint *seg_begin, __global const uint *seg_end, uint i, uint end_given)

@@ -278,12 +278,24 @@ typedef struct clq_count_cell {
     uint count;
 } clq_count_cell;
 
+/* The count pass's local counters in CLQ_GQ_COUNT_COPIES copies (src/tuning.c, gq_count_copies):
+ * work-item i counts into copy i % copies, so that a warp whose keys rise in a ramp (neighbours in
+ * the input sharing a bucket) spreads its atomics over as many counters, each copy one word after
+ * the last (a pad) so that they fall in different banks. */
+#if CLQ_GQ_COUNT_COPIES < 1 || (CLQ_GQ_COUNT_COPIES > 1 && CLQ_GQ_WG == 1)
+#error "gq_count_copies: at least 1, and 1 in a group of one work-item"
+#endif
+#define CLQ_GQ_COUNT_CELLS (CLQ_GQ_WAYS + (CLQ_GQ_COUNT_COPIES - 1) * (CLQ_GQ_WAYS + 1))
+#define CLQ_GQ_COPY_AT(b, c) ((c) * (CLQ_GQ_WAYS + 1u) + (b))
+
 typedef struct clq_count_local {
 #if CLQ_GQ_WG == 1
     clq_count_cell cell[CLQ_GQ_WAYS];
 #endif
-    uint count[CLQ_GQ_WAYS];
-    clq_code not_min[CLQ_GQ_WAYS], max[CLQ_GQ_WAYS]; /* ~min, so that 0 means "none" for both */
+    /* copy c of bucket b's counters at CLQ_GQ_COPY_AT(b, c) (clq_count_run); copy 0 the whole
+     * block's once the count is done */
+    uint count[CLQ_GQ_COUNT_CELLS];
+    clq_code not_min[CLQ_GQ_COUNT_CELLS], max[CLQ_GQ_COUNT_CELLS]; /* ~min, so that 0 means "none" for both */
     /* the last block's view of the whole sequence (clq_emit_children) */
     uint first[CLQ_GQ_WAYS];       /* where each bucket starts in the sequence */
     uint small_index[CLQ_GQ_WAYS]; /* a short bucket's place among the short buckets */
@@ -296,9 +308,10 @@ typedef struct clq_count_local {
 
 inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code cmin, clq_code cmax)
 {
-    clq_gq_add(&lm->count[b], n);
-    clq_gq_max(&lm->not_min[b], ~cmin);
-    clq_gq_max(&lm->max[b], cmax);
+    const uint at = CLQ_GQ_COPY_AT(b, get_local_id(0) % CLQ_GQ_COUNT_COPIES);
+    clq_gq_add(&lm->count[at], n);
+    clq_gq_max(&lm->not_min[at], ~cmin);
+    clq_gq_max(&lm->max[at], cmax);
 }
 
 /* The records of one bucket, copy c at r[c * ways]: each copy's count becomes where the keys of
@@ -449,17 +462,19 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
     for (ulong i = get_group_id(0); i < nunits; i += get_num_groups(0)) {
         const clq_block blk = clq_block_at(cur, pool, status, nseq, (uint)i, 1, lm->table, lm->found);
         __global const clq_key *src = (blk.in_scratch ? scratch : keys) + blk.start + blk.begin;
-        for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) {
 #if CLQ_GQ_WG == 1
+        for (uint b = 0; b < blk.ways; b++) {
             lm->cell[b].count = 0;
             lm->cell[b].not_min = 0;
             lm->cell[b].max = 0;
-#else
-            lm->count[b] = 0;
-            lm->not_min[b] = 0;
-            lm->max[b] = 0;
-#endif
         }
+#else
+        for (uint i = lid; i < CLQ_GQ_COPY_AT(blk.ways, CLQ_GQ_COUNT_COPIES - 1u); i += CLQ_GQ_WG) {
+            lm->count[i] = 0;
+            lm->not_min[i] = 0;
+            lm->max[i] = 0;
+        }
+#endif
         barrier(CLK_LOCAL_MEM_FENCE);
 
         /* Count. Consecutive keys of a work-item in one bucket are counted as one run, so that
@@ -515,6 +530,15 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
 #if CLQ_GQ_WG > 1
         if (run_n)
             clq_count_run(lm, run_b, run_n, run_min, run_max);
+#if CLQ_GQ_COUNT_COPIES > 1
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) /* the copies into copy 0 */
+            for (uint c = 1; c < CLQ_GQ_COUNT_COPIES; c++) {
+                lm->count[b] += lm->count[CLQ_GQ_COPY_AT(b, c)];
+                lm->not_min[b] = max(lm->not_min[b], lm->not_min[CLQ_GQ_COPY_AT(b, c)]);
+                lm->max[b] = max(lm->max[b], lm->max[CLQ_GQ_COPY_AT(b, c)]);
+            }
+#endif
 #else
         for (uint b = 0; b < blk.ways; b++) {
             lm->count[b] = lm->cell[b].count;

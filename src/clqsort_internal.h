@@ -84,6 +84,10 @@ typedef struct clq_tuning {
                                * of 4-byte ones (clq_gq_value_parts); 0: keys and values together */
     unsigned gq_ways;     /* most buckets a phase-one pass splits a sequence into (power of 2) */
     unsigned gq_count_k;  /* keys per work-item of a count unit (phase one's count pass) */
+    unsigned gq_count_copies; /* the count pass's local counters in this many copies, work-item i
+                               * counting into copy i % copies, so that neighbours in the input
+                               * that share a bucket (ramps, clusters) do not queue a warp on one
+                               * counter; 1 in a group of one work-item */
     unsigned lq_wg;       /* lqsort_kernel work-group size */
     unsigned lq_ways;     /* most buckets a phase-two split makes (power of 2) */
     unsigned lq_max;      /* longest sequence phase two takes (local memory holds 2 x lq_max keys) */

@@ -39,12 +39,15 @@ static const tuning_entry table[] = {
      * uint64 2^26 stays (2.66 wide, 2.49 not; call 193). One level down, 4-byte keys from
      * 15/16 x 2^20 to 15/8 x 2^20 (fewer with values): uint32 2^20 in 0.119 ms against 0.131
      * (call 206; clq_tuning_of_sort). gq_split_values: uint32 + 8-byte values in blocks of 4096
-     * keys, 2^26 in 3.29 ms against 4.18 with blocks of 2048 (call 235) */
+     * keys, 2^26 in 3.29 ms against 4.18 with blocks of 2048 (call 235). gq_count_copies 4:
+     * uint32 2^26 sawtooth keys in 1.556-1.568 ms against 1.754-1.760 with one copy, sorted
+     * 1.578-1.591 against 1.690-1.697, uniform 1.563-1.564 against 1.551-1.564 (call 252; 8
+     * copies: sawtooth 1.479, uniform 1.571, one round). Other GPUs keep one copy: unmeasured. */
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
       .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 16, .seg_net = 2, .wide = 15,
-      .level_margin = 0, .gq_split_values = 1}},
+      .level_margin = 0, .gq_split_values = 1, .gq_count_copies = 4}},
     {CL_DEVICE_TYPE_GPU, "",
      {.gq_wg = 256, .gq_k = 8, .gq_ways = 256, .gq_count_k = 32, .lq_wg = 256, .lq_ways = 256, .lq_max = 2048,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 8, .extra_levels = 1,
@@ -94,14 +97,23 @@ unsigned clq_gq_value_parts(const clq_tuning *t, unsigned elem_bytes)
     return t->gq_split_values && t->gq_wg > 1 && t->value_bytes > key_bytes ? t->value_bytes / key_bytes : 1u;
 }
 
+/* gqcount_kernel's local memory (gqsort.cl), codes <= 8 bytes: per bucket five uints and two
+ * codes, and a uint and two codes in each further copy with a pad (gq_count_copies); the scan
+ * takes two uints per work-item; the table of sequences */
+static cl_ulong gq_count_local_bytes(const clq_tuning *t)
+{
+    const cl_ulong seqs = 4ull * CLQ_SEQ_TABLE;
+    const cl_ulong cells = t->gq_wg == 1 ? 24ull * t->gq_ways : 0u; /* a group of one: clq_count_cell */
+    const cl_ulong copies = (cl_ulong)(t->gq_count_copies - 1u) * (t->gq_ways + 1u) * (4 + 2 * 8);
+    return (cl_ulong)t->gq_ways * (5 * 4 + 2 * 8) + copies + cells + 8ull * t->gq_wg + seqs + 64;
+}
+
 /* the larger of gqcount_kernel's and gqsort_kernel's local memory (gqsort.cl), codes <= 8 bytes */
 static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
 {
-    /* per bucket: five uints and two codes (count pass), count and target (sort pass); the scan
-     * takes two uints per work-item; both the table of sequences */
+    /* sort pass: per bucket count and target; the scan; the table of sequences */
     const cl_ulong seqs = 4ull * CLQ_SEQ_TABLE;
-    const cl_ulong cells = t->gq_wg == 1 ? 24ull * t->gq_ways : 0u; /* a group of one: clq_count_cell */
-    const cl_ulong count = (cl_ulong)t->gq_ways * (5 * 4 + 2 * 8) + cells + 8ull * t->gq_wg + seqs + 64;
+    const cl_ulong count = gq_count_local_bytes(t);
     const cl_ulong staged = kb - t->value_bytes + t->value_bytes / clq_gq_value_parts(t, kb); /* per key */
     const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * staged + 8ull * t->gq_ways + 8ull * t->gq_wg + seqs + 64;
     return count > sort ? count : sort;
@@ -176,6 +188,10 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->gq_count_k = 1;
     if ((cl_ulong)t->gq_wg * t->gq_count_k > (1u << 24))
         t->gq_count_k = (1u << 24) / t->gq_wg;
+    if (t->gq_count_copies < 1 || t->gq_wg == 1)
+        t->gq_count_copies = 1;
+    if (t->gq_count_copies > t->gq_wg)
+        t->gq_count_copies = t->gq_wg;
     if (t->gq_ways < 2)
         t->gq_ways = 2;
     if (t->gq_ways > 4096)
@@ -186,6 +202,8 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
     if (t->lq_max > 32768u)
         t->lq_max = 32768u;
     const cl_ulong local = clq_device_local_bytes(ctx);
+    while (gq_count_local_bytes(t) > local && t->gq_count_copies > 1)
+        t->gq_count_copies /= 2;
     while (gq_local_bytes(t, kb) > local && t->gq_k > 1)
         t->gq_k /= 2;
     while (gq_local_bytes(t, kb) > local && t->gq_ways > 2)
@@ -265,6 +283,10 @@ void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, unsi
     out->value_bytes = value_bytes;
     /* the same local memory holds fewer keys when they are wider or carry values */
     out->lq_max = clq_floor_pow2((size_t)out->lq_max * 4 / elem_bytes);
+    /* the count pass's copies for 4-byte keys only: uint64 2^26 took 2.557 ms with 4 copies
+     * against 2.470 with one, double 2.886 against 2.789 (H200, call 253) */
+    if (elem_bytes - value_bytes > 4u)
+        out->gq_count_copies = 1;
     fit_to_device(ctx, elem_bytes, out);
 }
 
@@ -281,6 +303,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         {"gq_wg", &t->gq_wg, 1},         {"gq_k", &t->gq_k, 0},
         {"gq_split_values", &t->gq_split_values, -1},
         {"gq_ways", &t->gq_ways, 1},     {"gq_count_k", &t->gq_count_k, 0},
+        {"gq_count_copies", &t->gq_count_copies, 1},
         {"lq_wg", &t->lq_wg, 1},
         {"lq_ways", &t->lq_ways, 1},     {"lq_max", &t->lq_max, 0},
         {"lq_small", &t->lq_small, 0},   {"fill_chunk", &t->fill_chunk, 0},
@@ -338,6 +361,10 @@ int clq_tuning_widen(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning
 {
     clq_tuning w = *t;
     w.gq_ways = t->one_level ? t->one_level : 2 * t->gq_ways;
+    /* one copy of the count pass's counters, as every widened sort was measured: 4 copies of 512
+     * ways do not fit NVIDIA's 48 KiB by gq_count_local_bytes, and when the fit halved them the
+     * widening was refused (uint32 + 8-byte values 2^26: 4.344 ms against 3.306, H200, call 253) */
+    w.gq_count_copies = 1;
     if (t->one_level) {
         w.gq_k = 8 * t->one_level / t->gq_wg ? 8 * t->one_level / t->gq_wg : 1u;
         w.gq_count_k = 32 * t->one_level / t->gq_wg ? 32 * t->one_level / t->gq_wg : 1u;
@@ -348,6 +375,7 @@ int clq_tuning_widen(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning
     rest.gq_ways = t->gq_ways;
     rest.gq_k = t->gq_k;
     rest.gq_count_k = t->gq_count_k;
+    rest.gq_count_copies = t->gq_count_copies;
     if (w.gq_ways != want.gq_ways || w.gq_k != want.gq_k || memcmp(&rest, t, sizeof rest))
         return 0;
     *t = w;
