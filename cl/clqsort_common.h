@@ -22,6 +22,9 @@
  *                         1 where missing
  *   CLQ_GQ_COUNT_COPIES   phase one's count pass: copies of its local counters (gqsort.cl); 1 where
  *                         missing
+ *   CLQ_GQ_RANK_COPIES    phase one's sort pass: the same for its counters (gqsort.cl); 1 where missing
+ *   CLQ_ROOT_LEAD         1: a plain sort's root that keeps code slices leads (relauncher.cl); 0
+ *                         where missing
  * All work-group sizes are powers of two; the host derives them from one tuning entry.
  *
  * Every comparison goes through an unsigned "code" with the wanted order: a bijection between
@@ -359,6 +362,12 @@ inline uint clq_sort_copies_of(uint len) { return CLQ_GQ_SORT_COPIES ? clq_copie
 #endif
 #ifndef CLQ_GQ_COUNT_COPIES
 #define CLQ_GQ_COUNT_COPIES 1
+#endif
+#ifndef CLQ_GQ_RANK_COPIES
+#define CLQ_GQ_RANK_COPIES 1
+#endif
+#ifndef CLQ_ROOT_LEAD
+#define CLQ_ROOT_LEAD 0
 #endif
 /* The end of segment i of a segmented sort (segments.cl): its own, or the next one's begin. */
 inline uint clq_seg_end(__global const uint *seg_begin, __global const uint *seg_end, uint i, uint end_given)

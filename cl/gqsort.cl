@@ -621,12 +621,24 @@ inline __global clq_bucket *clq_sort_copy(const clq_block *blk)
 #error "values staged in parts need a group of more than one work-item and parts that divide the block"
 #endif
 
+/* The sort pass's counters in CLQ_GQ_RANK_COPIES copies (src/tuning.c, gq_rank_copies), laid
+ * out as the count pass's: work-item i counts its keys into copy i % copies, and each copy of a
+ * bucket then takes its own part of the bucket's run in the stage, so that a block whose keys lie
+ * in few buckets does not queue a warp on one counter for each key. */
+#if CLQ_GQ_RANK_COPIES < 1 || (CLQ_GQ_RANK_COPIES > 1 && CLQ_GQ_WG == 1)
+#error "gq_rank_copies: at least 1, and 1 in a group of one work-item"
+#endif
+#define CLQ_GQ_RANK_AT(b, c) ((c) * (CLQ_GQ_WAYS + 1u) + (b))
+#define CLQ_GQ_RANK_MINE(b) CLQ_GQ_RANK_AT((b), get_local_id(0) % CLQ_GQ_RANK_COPIES)
+
 typedef struct clq_gq_local {
     clq_key stage[CLQ_GQ_BLOCK];
 #ifdef CLQ_PAIRS
     clq_value stage_v[CLQ_GQ_VALUE_PART];
 #endif
-    uint count[CLQ_GQ_WAYS]; /* keys of the block per bucket, then their place in the stage */
+    /* keys of the block per bucket (copy c of bucket b at CLQ_GQ_RANK_AT(b, c)), then the place
+     * in the stage of each copy's keys */
+    uint count[CLQ_GQ_WAYS + (CLQ_GQ_RANK_COPIES - 1) * (CLQ_GQ_WAYS + 1)];
     uint to[CLQ_GQ_WAYS];    /* where the block's run of each bucket goes in the sequence */
     uint scan_tmp[2 * CLQ_GQ_WG];
     uint last, whole; /* whole: 1 + the bucket that holds all the block's keys, or 0 */
@@ -656,8 +668,8 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             clq_value w[CLQ_GQ_K];
 #endif
 #endif
-            for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG)
-                lm->count[b] = 0;
+            for (uint i = lid; i < CLQ_GQ_RANK_AT(blk.ways, CLQ_GQ_RANK_COPIES - 1u); i += CLQ_GQ_WG)
+                lm->count[i] = 0;
             if (lid == 0)
                 lm->whole = 0;
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -681,7 +693,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
 #if CLQ_GQ_KEEP_BUCKETS
                     kept[k] = (ushort)b;
 #endif
-                    clq_gq_add(&lm->count[b], 1u);
+                    clq_gq_add(&lm->count[CLQ_GQ_RANK_MINE(b)], 1u);
                 }
             barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -689,13 +701,19 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             uint offset = 0;
             for (uint b0 = 0; b0 < blk.ways; b0 += CLQ_GQ_WG) {
                 const uint b = b0 + lid;
-                const uint n = b < blk.ways ? lm->count[b] : 0u;
+                uint n = 0;
+                for (uint c = 0; b < blk.ways && c < CLQ_GQ_RANK_COPIES; c++)
+                    n += lm->count[CLQ_GQ_RANK_AT(b, c)];
                 uint total;
                 const uint at = offset + clq_scan_exclusive(n, &total, lm->scan_tmp, CLQ_GQ_WG);
                 if (n) {
                     __global clq_bucket *r = clq_sort_copy(&blk) + b; /* computed here: fewer live registers */
                     lm->to[b] = r->count + atomic_add(&r->cursor, n) - at;
-                    lm->count[b] = at;
+                    for (uint c = 0, place = at; c < CLQ_GQ_RANK_COPIES; c++) {
+                        const uint m = lm->count[CLQ_GQ_RANK_AT(b, c)];
+                        lm->count[CLQ_GQ_RANK_AT(b, c)] = place;
+                        place += m;
+                    }
                     if (n == blk.n)
                         lm->whole = b + 1u;
                 }
@@ -721,7 +739,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
 #if CLQ_GQ_KEEP_BUCKETS
                         const uint at = clq_gq_add(&lm->count[kept[k]], 1u);
 #else
-                        const uint at = clq_gq_add(&lm->count[clq_bucket_in(&blk, clq_to_code(CLQ_GQ_KEY(k)))], 1u);
+                        const uint at = clq_gq_add(&lm->count[CLQ_GQ_RANK_MINE(clq_bucket_in(&blk, clq_to_code(CLQ_GQ_KEY(k))))], 1u);
 #endif
                         lm->stage[at] = CLQ_GQ_KEY(k);
 #if CLQ_GQ_SPLIT_VALUES

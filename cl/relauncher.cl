@@ -72,9 +72,9 @@ CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *li
     const uint level = status[CLQ_ST_LEVELS] + 1u; /* the level this list is prepared for */
     const uint levels = status[CLQ_ST_MAX_LEVELS];
     /* a segmented sort's roots lead (16 segments of 2^22 keys: 1.566-1.582 ms against
-     * 1.706-1.711 on an H200, calls 246-247). A plain root keeps every way: its root slices need
-     * them, and leading where it takes code slices made 2^24 sawtooth keys 25 % slower (call 249,
-     * docs/PERFORMANCE.md); later levels split long sequences only where keys crowd. */
+     * 1.706-1.711 on an H200, calls 246-247). A plain root keeps every way here: its root slices
+     * need them, and it leads only where clq_choose_root_slices keeps code slices, with
+     * CLQ_ROOT_LEAD; later levels split long sequences only where keys crowd. */
     const uint lead = level == 1u && status[CLQ_ST_SEGMENTS] != 0u;
 
     if (init && status[CLQ_ST_SEGMENTS] == 0) { /* segmented sorts: segments.cl emitted the roots */
@@ -198,9 +198,19 @@ void clq_choose_root_slices(__global const clq_key *keys, __global uint *status,
     clq_atomic_max_local(&lm->most_code, most_code);
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    /* code slices within 3x of even (uniform keys): no kind is worth its passes */
-    if (lm->fullest_code <= 3u * ((CLQ_SLICE_SAMPLES + ways - 1u) / ways))
+    /* code slices within 3x of even (uniform keys): no kind is worth its passes. With
+     * CLQ_ROOT_LEAD (src/tuning.c, root_lead) the root then leads as a segmented sort's roots do
+     * (clq_ways_log2): 2^26 uniform uint32 keys 3 % faster on an H200, bucket and staggered keys
+     * 4 % slower (call 252, docs/PERFORMANCE.md) */
+    if (lm->fullest_code <= 3u * ((CLQ_SLICE_SAMPLES + ways - 1u) / ways)) {
+        if (CLQ_ROOT_LEAD && lid == 0) {
+            const clq_code width = root->hi - root->lo;
+            const uint w = clq_ways_log2(n, width, 1u, status[CLQ_ST_MAX_LEVELS], 1u);
+            root->ways_log2 = w;
+            root->scale = clq_scale_of(width, root->norm, 1u << w);
+        }
         return; /* the same for every work-item */
+    }
     /* the same in every work-item: what the kinds so far chose, and what a later one must beat */
     uint chosen = CLQ_SLICE_CODE, limit = lm->fullest_code / 2u;
     clq_code chosen_base = 0;

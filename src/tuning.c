@@ -108,14 +108,21 @@ static cl_ulong gq_count_local_bytes(const clq_tuning *t)
     return (cl_ulong)t->gq_ways * (5 * 4 + 2 * 8) + copies + cells + 8ull * t->gq_wg + seqs + 64;
 }
 
+/* gqsort_kernel's local memory (gqsort.cl): the staged block; per bucket a count and a target,
+ * and a count in each further copy with a pad (gq_rank_copies); the scan; the table of
+ * sequences */
+static cl_ulong gq_sort_local_bytes(const clq_tuning *t, unsigned kb)
+{
+    const cl_ulong seqs = 4ull * CLQ_SEQ_TABLE;
+    const cl_ulong staged = kb - t->value_bytes + t->value_bytes / clq_gq_value_parts(t, kb); /* per key */
+    const cl_ulong copies = 4ull * (t->gq_rank_copies - 1u) * (t->gq_ways + 1u);
+    return (cl_ulong)t->gq_wg * t->gq_k * staged + 8ull * t->gq_ways + copies + 8ull * t->gq_wg + seqs + 64;
+}
+
 /* the larger of gqcount_kernel's and gqsort_kernel's local memory (gqsort.cl), codes <= 8 bytes */
 static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
 {
-    /* sort pass: per bucket count and target; the scan; the table of sequences */
-    const cl_ulong seqs = 4ull * CLQ_SEQ_TABLE;
-    const cl_ulong count = gq_count_local_bytes(t);
-    const cl_ulong staged = kb - t->value_bytes + t->value_bytes / clq_gq_value_parts(t, kb); /* per key */
-    const cl_ulong sort = (cl_ulong)t->gq_wg * t->gq_k * staged + 8ull * t->gq_ways + 8ull * t->gq_wg + seqs + 64;
+    const cl_ulong count = gq_count_local_bytes(t), sort = gq_sort_local_bytes(t, kb);
     return count > sort ? count : sort;
 }
 
@@ -192,6 +199,10 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->gq_count_copies = 1;
     if (t->gq_count_copies > t->gq_wg)
         t->gq_count_copies = t->gq_wg;
+    if (t->gq_rank_copies < 1 || t->gq_wg == 1)
+        t->gq_rank_copies = 1;
+    if (t->gq_rank_copies > t->gq_wg)
+        t->gq_rank_copies = t->gq_wg;
     if (t->gq_ways < 2)
         t->gq_ways = 2;
     if (t->gq_ways > 4096)
@@ -204,6 +215,8 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
     const cl_ulong local = clq_device_local_bytes(ctx);
     while (gq_count_local_bytes(t) > local && t->gq_count_copies > 1)
         t->gq_count_copies /= 2;
+    while (gq_sort_local_bytes(t, kb) > local && t->gq_rank_copies > 1)
+        t->gq_rank_copies /= 2;
     while (gq_local_bytes(t, kb) > local && t->gq_k > 1)
         t->gq_k /= 2;
     while (gq_local_bytes(t, kb) > local && t->gq_ways > 2)
@@ -303,7 +316,8 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         {"gq_wg", &t->gq_wg, 1},         {"gq_k", &t->gq_k, 0},
         {"gq_split_values", &t->gq_split_values, -1},
         {"gq_ways", &t->gq_ways, 1},     {"gq_count_k", &t->gq_count_k, 0},
-        {"gq_count_copies", &t->gq_count_copies, 1},
+        {"gq_count_copies", &t->gq_count_copies, 1}, {"gq_rank_copies", &t->gq_rank_copies, 1},
+        {"root_lead", &t->root_lead, -1},
         {"lq_wg", &t->lq_wg, 1},
         {"lq_ways", &t->lq_ways, 1},     {"lq_max", &t->lq_max, 0},
         {"lq_small", &t->lq_small, 0},   {"fill_chunk", &t->fill_chunk, 0},
@@ -335,8 +349,8 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
                             env, (int)(end - p), p);
         if (fields[i].field == &t->one_level && v && !is_pow2((unsigned)v))
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": one_level is 0 or a power of two", env);
-        if (fields[i].field == &t->gq_split_values && v > 1)
-            return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": gq_split_values is 0 or 1", env);
+        if ((fields[i].field == &t->gq_split_values || fields[i].field == &t->root_lead) && v > 1)
+            return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": %s is 0 or 1", env, fields[i].name);
         if (fields[i].field == &t->seg_net && v > 2)
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION,
                             "CLQSORT_TUNING=\"%s\": seg_net is 0 (off), 1 (local memory) or 2 (PTX shuffles)", env);
@@ -376,6 +390,7 @@ int clq_tuning_widen(const clqsort_context *ctx, unsigned elem_bytes, clq_tuning
     rest.gq_k = t->gq_k;
     rest.gq_count_k = t->gq_count_k;
     rest.gq_count_copies = t->gq_count_copies;
+    rest.gq_rank_copies = t->gq_rank_copies; /* fewer where twice the ways leave less room */
     if (w.gq_ways != want.gq_ways || w.gq_k != want.gq_k || memcmp(&rest, t, sizeof rest))
         return 0;
     *t = w;
