@@ -278,15 +278,20 @@ typedef struct clq_count_cell {
     uint count;
 } clq_count_cell;
 
-/* The count pass's local counters in CLQ_GQ_COUNT_COPIES copies (src/tuning.c, gq_count_copies):
- * work-item i counts into copy i % copies, so that a warp whose keys rise in a ramp (neighbours in
- * the input sharing a bucket) spreads its atomics over as many counters, each copy one word after
- * the last (a pad) so that they fall in different banks. */
-#if CLQ_GQ_COUNT_COPIES < 1 || (CLQ_GQ_COUNT_COPIES > 1 && CLQ_GQ_WG == 1)
-#error "gq_count_copies: at least 1, and 1 in a group of one work-item"
+/* A pass's local per-bucket counters in copies (CLQ_GQ_COUNT_COPIES for the count pass,
+ * CLQ_GQ_RANK_COPIES for the sort pass; src/tuning.c): work-item i counts into copy i % copies
+ * (CLQ_GQ_MY_COPY), so that a warp whose keys rise in a ramp (neighbours in the input sharing a
+ * bucket) spreads its atomics over as many counters. Copy c of bucket b is at CLQ_GQ_COPY_AT(b, c),
+ * each copy one word after the last (a pad) so that one bucket's copies fall in different banks;
+ * CLQ_GQ_CELLS(copies) words hold them. */
+#if CLQ_GQ_COUNT_COPIES < 1 || CLQ_GQ_RANK_COPIES < 1 || \
+    (CLQ_GQ_WG == 1 && (CLQ_GQ_COUNT_COPIES > 1 || CLQ_GQ_RANK_COPIES > 1))
+#error "gq_count_copies, gq_rank_copies: at least 1, and 1 in a group of one work-item"
 #endif
-#define CLQ_GQ_COUNT_CELLS (CLQ_GQ_WAYS + (CLQ_GQ_COUNT_COPIES - 1) * (CLQ_GQ_WAYS + 1))
 #define CLQ_GQ_COPY_AT(b, c) ((c) * (CLQ_GQ_WAYS + 1u) + (b))
+#define CLQ_GQ_MY_COPY(b, copies) CLQ_GQ_COPY_AT((b), get_local_id(0) % (copies))
+#define CLQ_GQ_CELLS(copies) (CLQ_GQ_WAYS + ((copies) - 1) * (CLQ_GQ_WAYS + 1))
+#define CLQ_GQ_COUNT_CELLS CLQ_GQ_CELLS(CLQ_GQ_COUNT_COPIES)
 
 typedef struct clq_count_local {
 #if CLQ_GQ_WG == 1
@@ -308,7 +313,7 @@ typedef struct clq_count_local {
 
 inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code cmin, clq_code cmax)
 {
-    const uint at = CLQ_GQ_COPY_AT(b, get_local_id(0) % CLQ_GQ_COUNT_COPIES);
+    const uint at = CLQ_GQ_MY_COPY(b, CLQ_GQ_COUNT_COPIES);
     clq_gq_add(&lm->count[at], n);
     clq_gq_max(&lm->not_min[at], ~cmin);
     clq_gq_max(&lm->max[at], cmax);
@@ -621,24 +626,19 @@ inline __global clq_bucket *clq_sort_copy(const clq_block *blk)
 #error "values staged in parts need a group of more than one work-item and parts that divide the block"
 #endif
 
-/* The sort pass's counters in CLQ_GQ_RANK_COPIES copies (src/tuning.c, gq_rank_copies), laid
- * out as the count pass's: work-item i counts its keys into copy i % copies, and each copy of a
- * bucket then takes its own part of the bucket's run in the stage, so that a block whose keys lie
- * in few buckets does not queue a warp on one counter for each key. */
-#if CLQ_GQ_RANK_COPIES < 1 || (CLQ_GQ_RANK_COPIES > 1 && CLQ_GQ_WG == 1)
-#error "gq_rank_copies: at least 1, and 1 in a group of one work-item"
-#endif
-#define CLQ_GQ_RANK_AT(b, c) ((c) * (CLQ_GQ_WAYS + 1u) + (b))
-#define CLQ_GQ_RANK_MINE(b) CLQ_GQ_RANK_AT((b), get_local_id(0) % CLQ_GQ_RANK_COPIES)
+/* The sort pass's counters in CLQ_GQ_RANK_COPIES copies, laid out as the count pass's
+ * (CLQ_GQ_COPY_AT): each copy of a bucket takes its own part of the bucket's run in the stage, so
+ * that a block whose keys lie in few buckets does not queue a warp on one counter for each key. */
+#define CLQ_GQ_RANK_MINE(b) CLQ_GQ_MY_COPY((b), CLQ_GQ_RANK_COPIES)
 
 typedef struct clq_gq_local {
     clq_key stage[CLQ_GQ_BLOCK];
 #ifdef CLQ_PAIRS
     clq_value stage_v[CLQ_GQ_VALUE_PART];
 #endif
-    /* keys of the block per bucket (copy c of bucket b at CLQ_GQ_RANK_AT(b, c)), then the place
+    /* keys of the block per bucket (copy c of bucket b at CLQ_GQ_COPY_AT(b, c)), then the place
      * in the stage of each copy's keys */
-    uint count[CLQ_GQ_WAYS + (CLQ_GQ_RANK_COPIES - 1) * (CLQ_GQ_WAYS + 1)];
+    uint count[CLQ_GQ_CELLS(CLQ_GQ_RANK_COPIES)];
     uint to[CLQ_GQ_WAYS];    /* where the block's run of each bucket goes in the sequence */
     uint scan_tmp[2 * CLQ_GQ_WG];
     uint last, whole; /* whole: 1 + the bucket that holds all the block's keys, or 0 */
@@ -668,7 +668,7 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
             clq_value w[CLQ_GQ_K];
 #endif
 #endif
-            for (uint i = lid; i < CLQ_GQ_RANK_AT(blk.ways, CLQ_GQ_RANK_COPIES - 1u); i += CLQ_GQ_WG)
+            for (uint i = lid; i < CLQ_GQ_COPY_AT(blk.ways, CLQ_GQ_RANK_COPIES - 1u); i += CLQ_GQ_WG)
                 lm->count[i] = 0;
             if (lid == 0)
                 lm->whole = 0;
@@ -703,15 +703,15 @@ void clq_gqsort_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bu
                 const uint b = b0 + lid;
                 uint n = 0;
                 for (uint c = 0; b < blk.ways && c < CLQ_GQ_RANK_COPIES; c++)
-                    n += lm->count[CLQ_GQ_RANK_AT(b, c)];
+                    n += lm->count[CLQ_GQ_COPY_AT(b, c)];
                 uint total;
                 const uint at = offset + clq_scan_exclusive(n, &total, lm->scan_tmp, CLQ_GQ_WG);
                 if (n) {
                     __global clq_bucket *r = clq_sort_copy(&blk) + b; /* computed here: fewer live registers */
                     lm->to[b] = r->count + atomic_add(&r->cursor, n) - at;
                     for (uint c = 0, place = at; c < CLQ_GQ_RANK_COPIES; c++) {
-                        const uint m = lm->count[CLQ_GQ_RANK_AT(b, c)];
-                        lm->count[CLQ_GQ_RANK_AT(b, c)] = place;
+                        const uint m = lm->count[CLQ_GQ_COPY_AT(b, c)];
+                        lm->count[CLQ_GQ_COPY_AT(b, c)] = place;
                         place += m;
                     }
                     if (n == blk.n)

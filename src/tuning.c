@@ -181,6 +181,16 @@ cl_ulong clq_device_local_bytes(const clqsort_context *ctx)
     return ctx->local_mem_size ? ctx->local_mem_size : 32768u; /* OpenCL's minimum for a GPU */
 }
 
+/* Copies of a pass's counters (gq_count_copies, gq_rank_copies): 1 to the group's work-items,
+ * and 1 in a group of one (gqsort.cl, CLQ_GQ_COPY_AT). */
+static void fit_copies(unsigned *copies, unsigned wg)
+{
+    if (*copies < 1 || wg == 1)
+        *copies = 1;
+    if (*copies > wg)
+        *copies = wg;
+}
+
 /* Keeps the shape inside the device's limits and the kernels' invariants. */
 static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t)
 {
@@ -195,14 +205,8 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->gq_count_k = 1;
     if ((cl_ulong)t->gq_wg * t->gq_count_k > (1u << 24))
         t->gq_count_k = (1u << 24) / t->gq_wg;
-    if (t->gq_count_copies < 1 || t->gq_wg == 1)
-        t->gq_count_copies = 1;
-    if (t->gq_count_copies > t->gq_wg)
-        t->gq_count_copies = t->gq_wg;
-    if (t->gq_rank_copies < 1 || t->gq_wg == 1)
-        t->gq_rank_copies = 1;
-    if (t->gq_rank_copies > t->gq_wg)
-        t->gq_rank_copies = t->gq_wg;
+    fit_copies(&t->gq_count_copies, t->gq_wg);
+    fit_copies(&t->gq_rank_copies, t->gq_wg);
     if (t->gq_ways < 2)
         t->gq_ways = 2;
     if (t->gq_ways > 4096)
