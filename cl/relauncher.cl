@@ -200,8 +200,9 @@ void clq_choose_root_slices(__global const clq_key *keys, __global uint *status,
 
     /* code slices within 3x of even (uniform keys): no kind is worth its passes. With
      * CLQ_ROOT_LEAD (src/tuning.c, root_lead) the root then leads as a segmented sort's roots do
-     * (clq_ways_log2): 2^26 uniform uint32 keys 3 % faster on an H200, bucket and staggered keys
-     * 4 % slower (call 252, docs/PERFORMANCE.md) */
+     * (clq_ways_log2); on for NVIDIA's 4-byte keys with the sort pass's counter copies, whose
+     * pair made 2^26 uint32 keys 1.2 % faster on an H200 and the 13 inputs of the bench 3.6 %
+     * (call 254, docs/PERFORMANCE.md) */
     if (lm->fullest_code <= 3u * ((CLQ_SLICE_SAMPLES + ways - 1u) / ways)) {
         if (CLQ_ROOT_LEAD && lid == 0) {
             const clq_code width = root->hi - root->lo;

@@ -42,12 +42,18 @@ static const tuning_entry table[] = {
      * keys, 2^26 in 3.29 ms against 4.18 with blocks of 2048 (call 235). gq_count_copies 4:
      * uint32 2^26 sawtooth keys in 1.556-1.568 ms against 1.754-1.760 with one copy, sorted
      * 1.578-1.591 against 1.690-1.697, uniform 1.563-1.564 against 1.551-1.564 (call 252; 8
-     * copies: sawtooth 1.479, uniform 1.571, one round). Other GPUs keep one copy: unmeasured. */
+     * copies: sawtooth 1.479, uniform 1.571, one round). Other GPUs keep one copy: unmeasured.
+     * gq_rank_copies 4 with root_lead, measured together in one binary against neither (call
+     * 254, median of 5): uint32 2^26 uniform 1.601 ms against 1.621, sorted 1.430 against 1.636,
+     * sawtooth 1.489 against 1.621, many-duplicates 1.597 against 1.652, bucket and staggered
+     * 1.647 and 1.640 against 1.569 and 1.579; 2^24 faster on all six keys measured (bucket
+     * 0.471 against 0.520, sorted 0.447 against 0.506). Their sum over 13 inputs at 2^26:
+     * 16.48 ms against 17.09, the slowest 1.647 against 1.652. */
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
       .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 16, .seg_net = 2, .wide = 15,
-      .level_margin = 0, .gq_split_values = 1, .gq_count_copies = 4}},
+      .level_margin = 0, .gq_split_values = 1, .gq_count_copies = 4, .gq_rank_copies = 4, .root_lead = 1}},
     {CL_DEVICE_TYPE_GPU, "",
      {.gq_wg = 256, .gq_k = 8, .gq_ways = 256, .gq_count_k = 32, .lq_wg = 256, .lq_ways = 256, .lq_max = 2048,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 8, .extra_levels = 1,
@@ -302,8 +308,11 @@ void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, unsi
     out->lq_max = clq_floor_pow2((size_t)out->lq_max * 4 / elem_bytes);
     /* the count pass's copies for 4-byte keys only: uint64 2^26 took 2.557 ms with 4 copies
      * against 2.470 with one, double 2.886 against 2.789 (H200, call 253) */
-    if (elem_bytes - value_bytes > 4u)
+    if (elem_bytes - value_bytes > 4u) {
         out->gq_count_copies = 1;
+        out->gq_rank_copies = 1;
+        out->root_lead = 0;
+    }
     fit_to_device(ctx, elem_bytes, out);
 }
 
