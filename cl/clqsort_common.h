@@ -203,11 +203,14 @@ inline clq_code clq_scaled_offset(uint b, uint norm, uint scale)
  *   CLQ_SLICE_VALUE  float and double keys: the key's value (a double cut to a float's precision
  *                    and range, so no fp64 is needed), NaNs as infinity on the side where they
  *                    sort (last), negated for descending order;
- *   CLQ_SLICE_UP     integer keys: the distance of the code above `base` (the root sample's
+ *   CLQ_SLICE_UP     every key type: the distance of the code above `base` (the root sample's
  *                    least code) on a log scale: the bits of its float, which are a
- *                    piecewise-linear log2 of it (0 counts as 0.5, an octave below 1);
- *   CLQ_SLICE_DOWN   integer keys: minus the same for the distance below `base` (the sample's
- *                    greatest code).
+ *                    piecewise-linear log2 of it (0 counts as 0.5, an octave below 1). Float
+ *                    and double keys crowd this way when they lie within a few octaves and
+ *                    crowd towards one end in value (a power law above an offset): within an
+ *                    octave the code distance is a multiple of the value distance;
+ *   CLQ_SLICE_DOWN   every key type: minus the same for the distance below `base` (the
+ *                    sample's greatest code).
  * The bucket is (v - vlo) * vscale, clamped to the buckets. It must never decrease as the code
  * grows, so every step keeps the order: rounding can merge neighbours but never swap them. */
 #define CLQ_SLICE_CODE 0u /* clq_scaled_bucket: every sequence but such a root */
@@ -215,11 +218,10 @@ inline clq_code clq_scaled_offset(uint b, uint norm, uint scale)
 #define CLQ_SLICE_UP 2u
 #define CLQ_SLICE_DOWN 3u
 
-inline float clq_slice_value(clq_code c, uint how, clq_code base)
-{
 #if defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)
-    (void)how;
-    (void)base;
+/* CLQ_SLICE_VALUE's value of code c */
+inline float clq_key_value(clq_code c)
+{
     const clq_code u = CLQ_BITS_OF(clq_from_code(c));
     const clq_code mag = u & ~CLQ_SIGN;
 #if defined(CLQ_KEY_FLOAT)
@@ -234,7 +236,15 @@ inline float clq_slice_value(clq_code c, uint how, clq_code base)
     v = -v;
 #endif
     return v;
-#else
+}
+#endif
+
+inline float clq_slice_value(clq_code c, uint how, clq_code base)
+{
+#if defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)
+    if (how == CLQ_SLICE_VALUE)
+        return clq_key_value(c);
+#endif
     /* The distance wraps for codes on the far side of base; those take the value of 0. (Not a
      * clamped subtraction: LLVM makes that a saturating one, which oclgrind cannot run.) */
     const clq_code d = how == CLQ_SLICE_UP ? c - base : base - c;
@@ -242,7 +252,6 @@ inline float clq_slice_value(clq_code c, uint how, clq_code base)
     const uint one_half = 0x3f000000u; /* the bits of 0.5f */
     const float v = (float)(beyond ? one_half : max(as_uint((float)d), one_half));
     return how == CLQ_SLICE_UP ? v : -v;
-#endif
 }
 
 inline uint clq_value_bucket(float v, float vlo, float vscale, uint ways)
