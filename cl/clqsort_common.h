@@ -196,8 +196,9 @@ inline clq_code clq_scaled_offset(uint b, uint norm, uint scale)
  * crowded slice takes more levels. Two kinds of input crowd that way:
  * - floats spread evenly in value: their codes halve in density with every octave below the
  *   largest, so a quarter of keys spread over [-2^21, 2^21] share one slice of 256;
- * - integers that crowd towards one end of their range (power laws, sizes, counts): the slice
- *   at that end holds most keys, and each level takes about as many off as the one before.
+ * - keys that crowd towards one end of their range (integer power laws, sizes, counts; floats
+ *   within a few octaves that do so in value): the slice at that end holds most keys, and each
+ *   level takes about as many off as the one before.
  * The root of a sort with a level to spare may take equal slices of a "slice value" of the code
  * instead (relauncher.cl: clq_choose_root_slices):
  *   CLQ_SLICE_VALUE  float and double keys: the key's value (a double cut to a float's precision
@@ -208,7 +209,7 @@ inline clq_code clq_scaled_offset(uint b, uint norm, uint scale)
  *                    piecewise-linear log2 of it (0 counts as 0.5, an octave below 1). Float
  *                    and double keys crowd this way when they lie within a few octaves and
  *                    crowd towards one end in value (a power law above an offset): within an
- *                    octave the code distance is a multiple of the value distance;
+ *                    octave the code distance is proportional to the value distance;
  *   CLQ_SLICE_DOWN   every key type: minus the same for the distance below `base` (the
  *                    sample's greatest code).
  * The bucket is (v - vlo) * vscale, clamped to the buckets. It must never decrease as the code

@@ -34,7 +34,7 @@
 #define CLQ_ST_ROOT_VSCALE 24  /* relauncher.cl: clq_choose_root_slices) */
 #define CLQ_ST_CLEAR 25        /* input: what clear_kernel clears (CLQ_CLEAR_*) */
 #define CLQ_ST_POOL_WORDS 26   /* input, 2 words (low, high): the pool buffer's size in uints */
-#define CLQ_ST_ROOT_BASE 28    /* 2 words (low, high): the code integer root slices start from */
+#define CLQ_ST_ROOT_BASE 28    /* 2 words (low, high): the code distance slices start from */
 #define CLQ_ST_ROOT_SLICES 30  /* how the root was split: CLQ_SLICE_* (0: code slices) */
 #define CLQ_ST_SEL_SHORT 31    /* 1: a selecting partial sort's levels ended before its selection
                                   did, and nothing was moved (cl/select.cl); the host goes on */

@@ -124,9 +124,9 @@ static void check_pairs_refusals(clqsort_context *ctx)
  * order and show the kind of slices the root took (clqsort_stats.root_slices): integers spread
  * evenly on a log scale above their type's least key take slices of the log of the distance
  * from the least sampled key (2), or from the greatest for descending order (3); floats spread
- * evenly in [0, 1) take value slices (1), floats in one octave spread evenly on a log scale
- * above its start the distance's slices (2 or 3); uniform integers keep code slices (0). The expected
- * kind is not checked under a tuning that sets extra_levels (none spare: code slices only), nor
+ * evenly in [0, 1) take value slices (1), and floats in one octave spread evenly on a log
+ * scale above its start the distance's slices (2 or 3); uniform integers keep code slices (0).
+ * The expected kind is not checked under a tuning that sets extra_levels (none spare: code slices only), nor
  * where the sort's program has more ways than its keys fill (pocl's one-level programs). */
 static uint64_t next_random(uint64_t *state)
 {
@@ -151,8 +151,10 @@ static void check_root_slices(clqsort_context *ctx, const clqsort_info *info, in
     unsigned char *in = malloc(n * 8), *out = malloc(n * 8);
     char why[256];
     for (int t = 0; t <= 8; t++) {
-        const int uniform = t == 6; /* then uniform uint32 keys, then float and double keys in */
-        const int octave = t >= 7;  /* [2^20, 2^21), 2^(m u) - 1 units of the last place above 2^20 */
+        const int uniform = t == 6; /* after the six types: uniform uint32 keys */
+        /* then float and double keys in [2^20, 2^21): 2^(m u) - 1 units of the last place above
+         * 2^20, m the mantissa's bits (the last place of 2^20 is 2^(20 - m)) */
+        const int octave = t >= 7;
         const clqsort_key_type type = uniform ? CLQSORT_KEY_UINT32
                                       : t == 7 ? CLQSORT_KEY_FLOAT
                                       : t == 8 ? CLQSORT_KEY_DOUBLE
@@ -160,28 +162,20 @@ static void check_root_slices(clqsort_context *ctx, const clqsort_info *info, in
         const size_t w = tu_width_of(type);
         const int is_float = type == CLQSORT_KEY_FLOAT || type == CLQSORT_KEY_DOUBLE;
         const int is_signed = type == CLQSORT_KEY_INT32 || type == CLQSORT_KEY_INT64;
+        const double m = type == CLQSORT_KEY_FLOAT ? 23.0 : 52.0;
         uint64_t state = 42 + (uint64_t)t;
         for (size_t i = 0; i < n; i++) {
             const uint64_t r = next_random(&state);
             const double u = (double)(r >> 11) / 9007199254740992.0; /* [0, 1) */
+            const double fx = octave ? 1048576.0 + (exp2(u * m) - 1.0) * exp2(20.0 - m) : u; /* floats */
             uint64_t bits;
-            if (octave) { /* m: the mantissa's bits; the ulp of 2^20 is 2^(20 - m) */
-                const double m = type == CLQSORT_KEY_FLOAT ? 23.0 : 52.0;
-                const double x = 1048576.0 + (exp2(u * m) - 1.0) * exp2(20.0 - m);
-                const float f = (float)x;
-                uint32_t b32;
-                memcpy(&b32, &f, 4);
-                if (type == CLQSORT_KEY_FLOAT)
-                    bits = b32;
-                else
-                    memcpy(&bits, &x, 8);
-            } else if (type == CLQSORT_KEY_FLOAT) {
-                const float f = (float)u;
+            if (type == CLQSORT_KEY_FLOAT) {
+                const float f = (float)fx;
                 uint32_t b32;
                 memcpy(&b32, &f, 4);
                 bits = b32;
             } else if (type == CLQSORT_KEY_DOUBLE) {
-                memcpy(&bits, &u, 8);
+                memcpy(&bits, &fx, 8);
             } else if (uniform) {
                 bits = r;
             } else { /* distance 2^(width * u) - 1 from the least key */
@@ -200,7 +194,8 @@ static void check_root_slices(clqsort_context *ctx, const clqsort_info *info, in
             CHECK(s == CLQSORT_SUCCESS, "root slices %s n=%zu: %s", tu_type_names[type], n, clqsort_last_error(ctx));
             check_ways(ctx, n, tu_type_names[type]);
             CHECK(tu_verify_typed(type, desc, in, out, n, why, sizeof why), "root slices %s %s%s n=%zu: %s",
-                  tu_type_names[type], uniform ? "uniform " : octave ? "one octave " : "", desc ? "descending" : "ascending", n, why);
+                  tu_type_names[type], uniform ? "uniform " : octave ? "one octave " : "",
+                  desc ? "descending" : "ascending", n, why);
             clqsort_stats st;
             clqsort_get_stats(ctx, &st);
             /* a spare level only where the keys fill the program's ways at half of phase two's
