@@ -88,11 +88,11 @@ typedef struct clq_tuning {
                                * counting into copy i % copies, so that neighbours in the input
                                * that share a bucket (ramps, clusters) do not queue a warp on one
                                * counter; 1 in a group of one work-item */
-    unsigned root_lead;       /* 1: a plain sort's root that takes code slices splits first by the
-                               * bits its later splits leave over (CLQ_ROOT_LEAD, relauncher.cl) */
     unsigned gq_rank_copies;  /* the same for the sort pass's counters, which give each key its
                                * place in the stage: each copy of a bucket takes its own part of
                                * the bucket's run */
+    unsigned root_lead;       /* 1: a plain sort's root that takes code slices splits first by the
+                               * bits its later splits leave over (CLQ_ROOT_LEAD, relauncher.cl) */
     unsigned lq_wg;       /* lqsort_kernel work-group size */
     unsigned lq_ways;     /* most buckets a phase-two split makes (power of 2) */
     unsigned lq_max;      /* longest sequence phase two takes (local memory holds 2 x lq_max keys) */
