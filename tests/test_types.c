@@ -126,8 +126,9 @@ static void check_pairs_refusals(clqsort_context *ctx)
  * from the least sampled key (2), or from the greatest for descending order (3); floats spread
  * evenly in [0, 1) take value slices (1), and floats in one octave spread evenly on a log
  * scale above its start the distance's slices (2 or 3); uniform integers keep code slices (0).
- * The expected kind is not checked under a tuning that sets extra_levels (none spare: code slices only), nor
- * where the sort's program has more ways than its keys fill (pocl's one-level programs). */
+ * The expected kind is not checked under a tuning that sets extra_levels (none spare: code
+ * slices only), nor where the sort's program has more ways than its keys fill (pocl's one-level
+ * programs). */
 static uint64_t next_random(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
