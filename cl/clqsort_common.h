@@ -25,6 +25,8 @@
  *   CLQ_GQ_RANK_COPIES    phase one's sort pass: the same for its counters (gqsort.cl); 1 where missing
  *   CLQ_ROOT_LEAD         1: a plain sort's root that keeps code slices leads (relauncher.cl); 0
  *                         where missing
+ *   CLQ_FLOAT_DISTANCE    1: float and double roots may take the distance's slices (below); 0:
+ *                         the value's only, and phase one's kernels hold no other; 1 where missing
  * All work-group sizes are powers of two; the host derives them from one tuning entry.
  *
  * Every comparison goes through an unsigned "code" with the wanted order: a bijection between
@@ -214,6 +216,9 @@ inline clq_code clq_scaled_offset(uint b, uint norm, uint scale)
  *                    sample's greatest code).
  * The bucket is (v - vlo) * vscale, clamped to the buckets. It must never decrease as the code
  * grows, so every step keeps the order: rounding can merge neighbours but never swap them. */
+#ifndef CLQ_FLOAT_DISTANCE
+#define CLQ_FLOAT_DISTANCE 1
+#endif
 #define CLQ_SLICE_CODE 0u /* clq_scaled_bucket: every sequence but such a root */
 #define CLQ_SLICE_VALUE 1u
 #define CLQ_SLICE_UP 2u
@@ -242,6 +247,11 @@ inline float clq_key_value(clq_code c)
 
 inline float clq_slice_value(clq_code c, uint how, clq_code base)
 {
+#if (defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)) && !CLQ_FLOAT_DISTANCE
+    (void)how;
+    (void)base;
+    return clq_key_value(c);
+#else
 #if defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)
     if (how == CLQ_SLICE_VALUE)
         return clq_key_value(c);
@@ -253,6 +263,7 @@ inline float clq_slice_value(clq_code c, uint how, clq_code base)
     const uint one_half = 0x3f000000u; /* the bits of 0.5f */
     const float v = (float)(beyond ? one_half : max(as_uint((float)d), one_half));
     return how == CLQ_SLICE_UP ? v : -v;
+#endif
 }
 
 inline uint clq_value_bucket(float v, float vlo, float vscale, uint ways)

@@ -140,8 +140,9 @@ CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *li
 /* Code slices or root slices (clqsort_common.h) for the root of a sort, run by the whole group
  * once the body has prepared the root. It reads CLQ_SLICE_SAMPLES codes spread evenly over the
  * root and counts them per bucket for code slices and for each kind of root slice the key type
- * has (CLQ_SLICE_UP and CLQ_SLICE_DOWN for every type, CLQ_SLICE_VALUE first for float and
- * double keys), each kind spanning the sample's finite slice values. It takes the kind whose fullest
+ * has (CLQ_SLICE_UP and CLQ_SLICE_DOWN for every type but float and double keys in a program
+ * built without CLQ_FLOAT_DISTANCE, CLQ_SLICE_VALUE first for those two), each kind spanning the
+ * sample's finite slice values. It takes the kind whose fullest
  * bucket holds the fewest samples, if that is at most half as many as the fullest code slice;
  * where the fullest code slice holds at most 3 times its share, it tries no kind.
  * Depth: a root slice may take no bit off the code range, so the root takes them only when the
@@ -150,10 +151,11 @@ CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *li
  * one. */
 #if defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)
 #define CLQ_SLICE_FIRST CLQ_SLICE_VALUE
+#define CLQ_SLICE_LAST (CLQ_FLOAT_DISTANCE ? CLQ_SLICE_DOWN : CLQ_SLICE_VALUE)
 #else
 #define CLQ_SLICE_FIRST CLQ_SLICE_UP
-#endif
 #define CLQ_SLICE_LAST CLQ_SLICE_DOWN
+#endif
 
 #define CLQ_SLICE_PER_ITEM ((CLQ_SLICE_SAMPLES + CLQ_RL_WG - 1u) / CLQ_RL_WG) /* codes in registers */
 

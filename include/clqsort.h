@@ -174,6 +174,10 @@ typedef struct clqsort_info {
      * work-item finishes in phase two */
     unsigned gqsort_work_group, gqsort_keys_per_item, gqsort_ways, lqsort_work_group, lqsort_ways, lqsort_max,
         lqsort_small;
+    /* 1: the root of a float or double sort may take slices of the distance from its least or
+     * greatest key, as integer roots do (README.md, "root slices"); 0: of the value only (NVIDIA's
+     * GPUs, where those kernels cost every float and double sort 2-3 %) */
+    unsigned float_root_distance;
 } clqsort_info;
 
 /* Counters of the last successful sort on a context (clqsort_sort, _pairs or _host). */

@@ -48,16 +48,23 @@ static const tuning_entry table[] = {
      * sawtooth 1.489 against 1.621, many-duplicates 1.597 against 1.652, bucket and staggered
      * 1.647 and 1.640 against 1.569 and 1.579; 2^24 faster on all six keys measured (bucket
      * 0.471 against 0.520, sorted 0.447 against 0.506). Their sum over 13 inputs at 2^26:
-     * 16.48 ms against 17.09, the slowest 1.647 against 1.652. */
+     * 16.48 ms against 17.09, the slowest 1.647 against 1.652. float_distance 0: with the
+     * distance's slices in the kernels, 2^26 uniform floats took 1.741-1.743 ms against
+     * 1.682-1.692 without (the root's sort pass 0.373 against 0.346 ms, the next level's 0.287
+     * against 0.277), doubles 2.809-2.810 against 2.763-2.779 (H200, call 261, one binary each,
+     * in turn); what they gave, double power-law keys at 2^24 in 0.879 ms against 1.367 (call
+     * 259), is one input, the cost every float and double sort's. */
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
       .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 16, .seg_net = 2, .wide = 15,
-      .level_margin = 0, .gq_split_values = 1, .gq_count_copies = 4, .gq_rank_copies = 4, .root_lead = 1}},
+      .level_margin = 0, .gq_split_values = 1, .gq_count_copies = 4, .gq_rank_copies = 4, .root_lead = 1,
+      .float_distance = 0}},
     {CL_DEVICE_TYPE_GPU, "",
      {.gq_wg = 256, .gq_k = 8, .gq_ways = 256, .gq_count_k = 32, .lq_wg = 256, .lq_ways = 256, .lq_max = 2048,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 8, .extra_levels = 1,
-      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 1, .level_margin = 64}},
+      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 1, .level_margin = 64,
+      .float_distance = 1}},
     /* CPUs: a work-group runs on one core, so both phases run best as one work-item per group,
      * counting with plain increments instead of local atomics. pocl 3.1, 2 cores, 2^22 keys:
      * 60 ms (16-item groups in phase one: 172 ms). Intel's CPU runtime 2026.2, same cores:
@@ -70,11 +77,12 @@ static const tuning_entry table[] = {
      {.gq_wg = 1, .gq_k = 2048, .gq_ways = 64, .gq_count_k = 16384, .lq_wg = 1, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 64, .groups_per_cu = 8, .extra_levels = 1,
       .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 0, .level_margin = 64,
-      .one_level = 2048}},
+      .one_level = 2048, .float_distance = 1}},
     {CL_DEVICE_TYPE_ALL, "",
      {.gq_wg = 64, .gq_k = 8, .gq_ways = 64, .gq_count_k = 16, .lq_wg = 64, .lq_ways = 128, .lq_max = 1024,
       .lq_small = 32, .fill_chunk = 8192, .rl_wg = 64, .groups_per_cu = 4, .extra_levels = 1, .select_slack = 65536,
-      .select_groups_per_cu = 4, .small_tiles = 1, .seg_net = 1, .level_margin = 64}},
+      .select_groups_per_cu = 4, .small_tiles = 1, .seg_net = 1, .level_margin = 64,
+      .float_distance = 1}},
 };
 
 static int vendor_matches(const char *vendor, const char *want)
@@ -331,7 +339,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         {"gq_split_values", &t->gq_split_values, -1},
         {"gq_ways", &t->gq_ways, 1},     {"gq_count_k", &t->gq_count_k, 0},
         {"gq_count_copies", &t->gq_count_copies, 1}, {"gq_rank_copies", &t->gq_rank_copies, 1},
-        {"root_lead", &t->root_lead, -1},
+        {"root_lead", &t->root_lead, -1}, {"float_distance", &t->float_distance, -1},
         {"lq_wg", &t->lq_wg, 1},
         {"lq_ways", &t->lq_ways, 1},     {"lq_max", &t->lq_max, 0},
         {"lq_small", &t->lq_small, 0},   {"fill_chunk", &t->fill_chunk, 0},
@@ -363,7 +371,8 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
                             env, (int)(end - p), p);
         if (fields[i].field == &t->one_level && v && !is_pow2((unsigned)v))
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": one_level is 0 or a power of two", env);
-        if ((fields[i].field == &t->gq_split_values || fields[i].field == &t->root_lead) && v > 1)
+        if ((fields[i].field == &t->gq_split_values || fields[i].field == &t->root_lead ||
+             fields[i].field == &t->float_distance) && v > 1)
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": %s is 0 or 1", env, fields[i].name);
         if (fields[i].field == &t->seg_net && v > 2)
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION,

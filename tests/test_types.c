@@ -9,12 +9,14 @@
  * Inputs that crowd towards one end of the order must come out sorted with the root slices
  * expected of them (check_root_slices).
  *
- *   test_types [--ascending] [--large]
+ *   test_types [--ascending] [--large] [--root-slices]
  *     --ascending: ascending order only. A descending program differs from its ascending one
  *       only in how codes are made, which types, types_asan and the Intel suites cover;
  *       types_wide (wide programs), types_small_tuning and types_tiles pass it, as every program
  *       is a build of its own on pocl (minutes a suite where pocl's kernel cache is empty).
  *     --large: every distribution at every size (by default the larger sizes take three).
+ *     --root-slices: check_root_slices of float and double keys alone (types_float_value_slices:
+ *       a tuning that gives their roots no distance slices, two more programs to build).
  */
 #include "test_util.h"
 #include "../cl/clqsort_shared.h" /* CLQ_TILES_MAX */
@@ -125,7 +127,8 @@ static void check_pairs_refusals(clqsort_context *ctx)
  * evenly on a log scale above their type's least key take slices of the log of the distance
  * from the least sampled key (2), or from the greatest for descending order (3); floats spread
  * evenly in [0, 1) take value slices (1), and floats in one octave spread evenly on a log
- * scale above its start the distance's slices (2 or 3); uniform integers keep code slices (0).
+ * scale above its start the distance's slices (2 or 3), or code slices (0) where the tuning has
+ * none for floats (clqsort_info.float_root_distance 0); uniform integers keep code slices (0).
  * The expected kind is not checked under a tuning that sets extra_levels (none spare: code
  * slices only), nor where the sort's program has more ways than its keys fill (pocl's one-level
  * programs). */
@@ -137,7 +140,7 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-static void check_root_slices(clqsort_context *ctx, const clqsort_info *info, int orders)
+static void check_root_slices(clqsort_context *ctx, const clqsort_info *info, int orders, int floats_only)
 {
     /* more keys than the tile path takes under any tuning (small_tiles is at most CLQ_TILES_MAX
      * tiles of lq_max keys); with gq_ways=16 on the H200, 65536 keys were 16 tiles and took it */
@@ -163,6 +166,8 @@ static void check_root_slices(clqsort_context *ctx, const clqsort_info *info, in
         const size_t w = tu_width_of(type);
         const int is_float = type == CLQSORT_KEY_FLOAT || type == CLQSORT_KEY_DOUBLE;
         const int is_signed = type == CLQSORT_KEY_INT32 || type == CLQSORT_KEY_INT64;
+        if (floats_only && !is_float)
+            continue;
         const double m = type == CLQSORT_KEY_FLOAT ? 23.0 : 52.0;
         uint64_t state = 42 + (uint64_t)t;
         for (size_t i = 0; i < n; i++) {
@@ -203,7 +208,11 @@ static void check_root_slices(clqsort_context *ctx, const clqsort_info *info, in
              * length each (clq_levels, src/tuning.c): not in a CPU's one-level program */
             const size_t half = (w == 8 ? info->lqsort_max / 2 : info->lqsort_max) / 2;
             const int spare_here = spare && half && n / half >= st.phase_one_ways;
-            const unsigned want = !spare_here || uniform ? 0u : is_float && !octave ? 1u : desc ? 3u : 2u;
+            const unsigned want = !spare_here || uniform               ? 0u
+                                  : is_float && !octave                 ? 1u
+                                  : octave && !info->float_root_distance ? 0u
+                                  : desc                                ? 3u
+                                                                        : 2u;
             CHECK(st.root_slices == want, "root slices %s %s%s n=%zu: kind %u, expected %u", tu_type_names[type],
                   uniform ? "uniform " : octave ? "one octave " : "", desc ? "descending" : "ascending", n,
                   st.root_slices, want);
@@ -260,16 +269,26 @@ static void check_reference_sort(void)
 
 int main(int argc, char **argv)
 {
-    int large = 0, orders = 2;
+    int large = 0, orders = 2, root_slices_only = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--ascending"))
             orders = 1;
         else if (!strcmp(argv[a], "--large"))
             large = 1;
+        else if (!strcmp(argv[a], "--root-slices"))
+            root_slices_only = 1;
         else {
-            fprintf(stderr, "usage: test_types [--ascending] [--large]\n");
+            fprintf(stderr, "usage: test_types [--ascending] [--large] [--root-slices]\n");
             return 2;
         }
+    }
+    if (root_slices_only) {
+        clqsort_context *ctx = tu_create_or_die();
+        clqsort_info info;
+        clqsort_get_info(ctx, &info);
+        check_root_slices(ctx, &info, orders, 1);
+        clqsort_release(ctx);
+        return tu_finish("test_types --root-slices");
     }
     tu_expect_ways(&wide);
     check_reference_sort();
@@ -341,7 +360,7 @@ int main(int argc, char **argv)
     check_pairs_refusals(ctx);
     clqsort_info info;
     clqsort_get_info(ctx, &info);
-    check_root_slices(ctx, &info, orders);
+    check_root_slices(ctx, &info, orders, 0);
 
     /* host-array errors */
     CHECK(clqsort_sort_host(ctx, NULL, 10, CLQSORT_KEY_UINT32, 0) == CLQSORT_ERROR_NULL_BUFFER, "NULL host array");
