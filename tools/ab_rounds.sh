@@ -6,7 +6,8 @@
 #
 #   tools/ab_rounds.sh OUT.csv ROUNDS N LABEL=BENCH [LABEL=BENCH ...]
 #
-# The CLQSORT_* environment (vendor, tuning) applies to every build. Rows:
+# The CLQSORT_* environment (vendor, tuning) applies to every build, and so do the bench's
+# flags in BENCH_ARGS (say "--type double --dist power-law"; default: uniform uint32). Rows:
 # library,device,build,n,round,min_ms_of_RUNS,count_ms,sort_ms,phase_two_ms
 # (count and sort: the sums over the launches of gqcount_kernel and gqsort_kernel).
 set -euo pipefail
@@ -21,12 +22,12 @@ echo "library,device,build,n,round,min_ms_of_$runs,count_ms,sort_ms,phase_two_ms
 for r in $(seq "$rounds"); do
     for b in "$@"; do
         label=${b%%=*} bench=${b#*=}
-        output=$("$bench" --no-qsort --n "$n" --runs "$runs" 2>&1)
+        output=$("$bench" --no-qsort --n "$n" --runs "$runs" ${BENCH_ARGS:-} 2>&1)
         line=$(grep " median " <<<"$output")
         device=$(sed -n 's/^device: \(.*\), path .*/\1/p' <<<"$output" | head -n 1)
         case $line in *"$runs/$runs runs verified"*) ;; *) echo "not verified: $label: $line" >&2; exit 1 ;; esac
         min=$(sed 's/.*, min \([0-9.]*\) ms.*/\1/' <<<"$line")
-        prof=$(CLQSORT_PROFILE=1 "$bench" --no-qsort --n "$n" --runs 4 2>&1 | grep "^clqsort profile" | tail -n 4)
+        prof=$(CLQSORT_PROFILE=1 "$bench" --no-qsort --n "$n" --runs 4 ${BENCH_ARGS:-} 2>&1 | grep "^clqsort profile" | tail -n 4)
         least() { grep -o "$1 [0-9]* x [0-9.]*" <<<"$prof" | awk '{print $NF}' | sort -g | head -n 1; }
         echo "clqsort,\"${device:-?}\",$label,$n,$r,$min,$(least gqcount_kernel),$(least gqsort_kernel),$(least 'lqsort_kernel or tilesort_kernel')" >> "$out"
         tail -n 1 "$out"
