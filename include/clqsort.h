@@ -185,9 +185,10 @@ typedef struct clqsort_stats {
     unsigned phase_one_levels;  /* phase-one passes that had work */
     unsigned kernel_launches;   /* kernels run, by the host and the device together */
     unsigned host_round_trips;  /* times the host waited for the device to read status back: 1,
-                                   or 2 where a host-loop sort needed more phase-one levels
-                                   than uniform keys do (README.md, "Levels enqueued") or a
-                                   selection more than its first round (clqsort_partial_sort) */
+                                   or more where a host-loop sort needed more phase-one levels
+                                   than uniform keys do (README.md, "Levels enqueued"), or 2
+                                   where a selection needed more than its first round
+                                   (clqsort_partial_sort) */
     unsigned phase_two_records; /* short sequences and runs of equal keys finished in phase two
                                    (the tile path, README.md: its tiles); 0 for a partial sort
                                    whose selection sorted its candidates in their buckets */

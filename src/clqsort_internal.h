@@ -127,8 +127,9 @@ typedef struct clq_tuning {
                            * more (clq_tuning_of_sort); 0: the wide program is wide's */
     unsigned level_margin; /* host loop, blocking sorts of keys or pairs: the levels enqueued first
                             * are those uniform keys need and this many more; where phase one is
-                            * unfinished after them, the host enqueues the rest (a second round
-                            * trip). 64: every level at once (clq_first_levels) */
+                            * unfinished after them, the host enqueues those its sequences need
+                            * and this many more (another round trip each). 64: every level at
+                            * once (clq_first_levels) */
     unsigned value_bytes;  /* not a choice: the values' bytes per key (0: keys alone), which the
                             * fit to local memory needs (set by clq_tuning_for_device) */
 } clq_tuning;

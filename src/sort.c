@@ -673,6 +673,23 @@ static unsigned first_round_levels(const clqsort_context *ctx, const clq_plan *p
     return first < plan->levels ? first : plan->levels;
 }
 
+/* The phase-one levels a host-loop sort's next round enqueues where the last stopped short: those
+ * its sequences left need, counted as first_round_levels counts them, with all their blocks' keys
+ * taken as one sequence (at least as long as the longest), the tuning's level_margin more, and
+ * one more, as those keys have split worse than uniform ones so far; a round that falls short
+ * again leaves the rest to one more. Enqueuing every level left launched the empty ones after the
+ * last with work: double few-16 keys at 2^24 took 4 levels on the H200 and their second round
+ * enqueued 6, 10 empty launches (call 260, docs/PERFORMANCE.md). Without the one more, double
+ * power-law keys at 2^26 took a third round on pocl with NVIDIA's tuning. */
+static unsigned next_round_levels(const clq_plan *plan)
+{
+    const clq_tuning *t = &plan->prog->tuning;
+    const size_t keys = (size_t)plan->slot->out[CLQ_ST_CUR_BLOCKS] * t->gq_wg * t->gq_k;
+    const unsigned left = plan->levels - plan->level_to;
+    const unsigned need = clq_first_levels(t, keys, left) + 1u;
+    return plan->level_to + (need < left ? need : left);
+}
+
 /* A call's first round: the selection's first levels and phase one's (a repeat starts over). */
 static void first_round(const clqsort_context *ctx, clq_plan *plan, const sort_call *call, clqsort_key_type type)
 {
@@ -762,7 +779,7 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     if (ctx->profile)
         host[1] = host_ms();
     clqsort_status s;
-    for (;;) { /* one round; a second where the first round's selection stopped short */
+    for (;;) { /* one round; another where the last one's selection or phase one stopped short */
         if ((s = clq_take_slot(ctx, clq_current_api(), &plan->slot)) != CLQSORT_SUCCESS)
             break;
         if (plan->select_from > 1) /* a second round of the same call keeps its number */
@@ -807,9 +824,10 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
         if (plan->select) { /* the selection stopped short: its levels left */
             plan->select_from = plan->select_to + 1;
             plan->select_to = select_levels(plan);
-        } else { /* phase one stopped short: its levels left */
+        } else { /* phase one stopped short: the levels its sequences left need */
+            const unsigned to = next_round_levels(plan);
             plan->level_from = plan->level_to;
-            plan->level_to = plan->levels;
+            plan->level_to = to;
         }
     }
     if (ctx->profile)
