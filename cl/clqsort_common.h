@@ -206,13 +206,14 @@ inline clq_code clq_scaled_offset(uint b, uint norm, uint scale)
  *   CLQ_SLICE_VALUE  float and double keys: the key's value (a double cut to a float's precision
  *                    and range, so no fp64 is needed), NaNs as infinity on the side where they
  *                    sort (last), negated for descending order;
- *   CLQ_SLICE_UP     every key type: the distance of the code above `base` (the root sample's
- *                    least code) on a log scale: the bits of its float, which are a
- *                    piecewise-linear log2 of it (0 counts as 0.5, an octave below 1). Float
+ *   CLQ_SLICE_UP     every key type (float and double keys with CLQ_FLOAT_DISTANCE): the
+ *                    distance of the code above `base` (the root sample's least code) on a
+ *                    log scale: the bits of its float, which are a piecewise-linear log2 of
+ *                    it (0 counts as 0.5, an octave below 1). Float
  *                    and double keys crowd this way when they lie within a few octaves and
  *                    crowd towards one end in value (a power law above an offset): within an
  *                    octave the code distance is proportional to the value distance;
- *   CLQ_SLICE_DOWN   every key type: minus the same for the distance below `base` (the
+ *   CLQ_SLICE_DOWN   the same types: minus the same for the distance below `base` (the
  *                    sample's greatest code).
  * The bucket is (v - vlo) * vscale, clamped to the buckets. It must never decrease as the code
  * grows, so every step keeps the order: rounding can merge neighbours but never swap them. */

@@ -127,9 +127,9 @@ typedef struct clq_tuning {
                            * more (clq_tuning_of_sort); 0: the wide program is wide's */
     unsigned level_margin; /* host loop, blocking sorts of keys or pairs: the levels enqueued first
                             * are those uniform keys need and this many more; where phase one is
-                            * unfinished after them, the host enqueues those its sequences need
-                            * and this many more (another round trip each). 64: every level at
-                            * once (clq_first_levels) */
+                            * unfinished after them, the host enqueues those its sequences need,
+                            * this many and one more (another round trip each; sort.c,
+                            * next_round_levels). 64: every level at once (clq_first_levels) */
     unsigned value_bytes;  /* not a choice: the values' bytes per key (0: keys alone), which the
                             * fit to local memory needs (set by clq_tuning_for_device) */
 } clq_tuning;
@@ -363,9 +363,9 @@ void clq_unmap_words(clqsort_context *ctx, clq_release_log *log);
  * failure in ctx->deferred. Returns the newest slot's own status (raised as this call's failure)
  * if `newest_is_mine`, else CLQSORT_SUCCESS. */
 clqsort_status clq_collect_all(clqsort_context *ctx, int newest_is_mine);
-/* Whether a collected slot's selection stopped short (CLQ_ST_SEL_SHORT where its call may go on
- * in a second round, sort.c); its counters are then in ctx->stats, not the last sort's. Its words
- * stay readable until the next slot is taken. */
+/* Whether a collected slot's selection (CLQ_ST_SEL_SHORT) or phase one (sequences left) stopped
+ * short where its call may go on in another round (sort.c); its counters are then in ctx->stats,
+ * not the last sort's. Its words stay readable until the next slot is taken. */
 int clq_stopped_short(const clq_pending *slot);
 /* whether a sort that failed stopped before moving a key, and can be repeated whole */
 int clq_repeatable(const clq_pending *slot);

@@ -6,9 +6,10 @@
  * gqsort_kernel over a fixed grid (their groups take the level's blocks in turn, so the host need
  * not know how many there are), and the sort pass's last group prepares the next level on the
  * device. No input needs more than clq_levels() levels (relauncher.cl), so the host enqueues
- * that many and phase two after them, all at once; the caller reads the status words once, at
- * the end (sort.c; twice for a partial sort whose selection took a second round). A level with
- * no work left costs two launches that end at once.
+ * the levels uniform keys need (level_margin more) and phase two after them, all at once; the
+ * caller reads the status words once, at the end (sort.c; once per further round where phase one
+ * or a partial sort's selection was unfinished). A level with no work left costs two launches
+ * that end at once.
  *
  * Short sorts take the tile path instead (cl/tiles.cl): a local sort of each tile of lq_max keys
  * and, with more than one tile, a merge; two launches where phase one's schedule takes

@@ -4,8 +4,8 @@
  * Each sort writes its input words to the device at its start and reads its output words back
  * at its end, both without blocking, through a slot of the context that keeps them until the
  * read's event has completed. A blocking call waits for that event at once and checks the words
- * (the one host round trip of a sort; a selection whose first round stopped short goes on in a
- * second, sort.c); clqsort_enqueue_* leave the slot pending, and the words
+ * (the one host round trip of a sort; a selection or phase one whose round stopped short goes
+ * on in another, sort.c); clqsort_enqueue_* leave the slot pending, and the words
  * are checked when the slot is collected: by clqsort_finish, by a later blocking call, or by an
  * enqueue that finds every slot taken. A failure found then is kept in ctx->deferred for
  * clqsort_finish, worded for the call that enqueued the sort.

@@ -654,8 +654,8 @@ static unsigned select_first_round(const clq_plan *plan, const sort_call *call)
  * sort, whose levels refine only where position k lies) enqueues those that uniform keys need and the
  * tuning's level_margin more, since each level it did not need costs two launches that find no
  * work (0.005-0.008 ms each on an H200, and as long for the host to enqueue). Where phase one
- * is unfinished after them, phase two returns at once (lqsort.cl), and the call enqueues the
- * levels left and phase two again (run_sort), one more wait. The device-enqueue path launches
+ * is unfinished after them, phase two returns at once (lqsort.cl), and the call enqueues more
+ * levels and phase two again (run_sort, next_round_levels), one more wait. The device-enqueue path launches
  * exactly the levels it needs; an enqueued call cannot go on after its return: both take them all. */
 static unsigned first_round_levels(const clqsort_context *ctx, const clq_plan *plan, const sort_call *call,
                                    clqsort_key_type type)
@@ -674,15 +674,18 @@ static unsigned first_round_levels(const clqsort_context *ctx, const clq_plan *p
 }
 
 /* The phase-one levels a host-loop sort's next round enqueues where the last stopped short: those
- * its sequences left need, counted as first_round_levels counts them, with all their blocks' keys
- * taken as one sequence (at least as long as the longest), the tuning's level_margin more, and
- * one more, as those keys have split worse than uniform ones so far; a round that falls short
- * again leaves the rest to one more. Enqueuing every level left launched the empty ones after the
- * last with work: double few-16 keys at 2^24 took 4 levels on the H200 and their second round
- * enqueued 6, 10 empty launches (call 260, docs/PERFORMANCE.md). Without the one more, double
- * power-law keys at 2^26 took a third round on pocl with NVIDIA's tuning. */
+ * uniform keys as many as its sequences' blocks hold would need (clq_first_levels; at least the
+ * longest sequence's keys, no root slices any more), the tuning's level_margin more, and one
+ * more, as those keys have split worse than uniform ones so far; a round that falls short again
+ * is followed by another. Enqueuing every level left launched the empty ones after the last with
+ * work: double few-16 keys at 2^24 took 4 levels on the H200 and their second round enqueued 6,
+ * 10 empty launches (call 260, docs/PERFORMANCE.md). Without the one more, double power-law keys
+ * at 2^26 took a third round on pocl with NVIDIA's tuning. A stable sort still enqueues every
+ * level left: each round ends with stable_unpack_kernel, a pass over all its keys. */
 static unsigned next_round_levels(const clq_plan *plan)
 {
+    if (plan->stable)
+        return plan->levels;
     const clq_tuning *t = &plan->prog->tuning;
     const size_t keys = (size_t)plan->slot->out[CLQ_ST_CUR_BLOCKS] * t->gq_wg * t->gq_k;
     const unsigned left = plan->levels - plan->level_to;
@@ -745,8 +748,8 @@ static clqsort_status enqueue_round(clqsort_context *ctx, clq_plan *plan, const 
 static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t count, clqsort_key_type type,
                                size_t value_bytes, unsigned flags, const sort_call *call)
 {
-    double host[4] = {0}; /* CLQSORT_PROFILE: start, enqueueing, all enqueued, waited (with two
-                             rounds: the second's enqueueing; the first's wait counts as enqueueing) */
+    double host[4] = {0}; /* CLQSORT_PROFILE: start, enqueueing, all enqueued, waited (with more
+                             rounds: the last's enqueueing; the earlier waits count as enqueueing) */
     if (ctx->profile)
         host[0] = host_ms();
     /* the largest plain sorts take a program with twice the phase-one ways (clq_tuning_of_sort) */

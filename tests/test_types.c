@@ -286,6 +286,10 @@ int main(int argc, char **argv)
         clqsort_context *ctx = tu_create_or_die();
         clqsort_info info;
         clqsort_get_info(ctx, &info);
+        const char *tuning = getenv("CLQSORT_TUNING");
+        if (tuning && strstr(tuning, "float_distance=0")) /* the kinds expected follow the info */
+            CHECK(info.float_root_distance == 0, "CLQSORT_TUNING=%s: float_root_distance %u", tuning,
+                  info.float_root_distance);
         check_root_slices(ctx, &info, orders, 1);
         clqsort_release(ctx);
         return tu_finish("test_types --root-slices");
