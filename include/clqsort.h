@@ -176,7 +176,7 @@ typedef struct clqsort_info {
         lqsort_small;
     /* 1: the root of a float or double sort may take slices of the distance from its least or
      * greatest key, as integer roots do (README.md, "root slices"); 0: of the value only (NVIDIA's
-     * GPUs, where those kernels cost every float and double sort 2-3 %) */
+     * GPUs, where those kernels cost uniform float and double keys 1-4 %) */
     unsigned float_root_distance;
 } clqsort_info;
 

@@ -52,8 +52,9 @@ static const tuning_entry table[] = {
      * distance's slices in the kernels, 2^26 uniform floats took 1.741-1.743 ms against
      * 1.682-1.692 without (the root's sort pass 0.373 against 0.346 ms, the next level's 0.287
      * against 0.277), doubles 2.809-2.810 against 2.763-2.779 (H200, call 261, one binary each,
-     * in turn); what they gave, double power-law keys at 2^24 in 0.879 ms against 1.367 (call
-     * 259), is one input, the cost every float and double sort's. */
+     * in turn); what they gave to power-law floats and doubles and double few-2 keys (double
+     * power-law 2^24 in 0.879 ms against 1.367, call 259) does not outweigh 1-4 % on uniform
+     * keys and most others. */
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
