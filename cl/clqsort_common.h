@@ -248,13 +248,8 @@ inline float clq_key_value(clq_code c)
 
 inline float clq_slice_value(clq_code c, uint how, clq_code base)
 {
-#if (defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)) && !CLQ_FLOAT_DISTANCE
-    (void)how;
-    (void)base;
-    return clq_key_value(c);
-#else
 #if defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)
-    if (how == CLQ_SLICE_VALUE)
+    if (!CLQ_FLOAT_DISTANCE || how == CLQ_SLICE_VALUE) /* without the distance: always */
         return clq_key_value(c);
 #endif
     /* The distance wraps for codes on the far side of base; those take the value of 0. (Not a
@@ -264,7 +259,6 @@ inline float clq_slice_value(clq_code c, uint how, clq_code base)
     const uint one_half = 0x3f000000u; /* the bits of 0.5f */
     const float v = (float)(beyond ? one_half : max(as_uint((float)d), one_half));
     return how == CLQ_SLICE_UP ? v : -v;
-#endif
 }
 
 inline uint clq_value_bucket(float v, float vlo, float vscale, uint ways)

@@ -335,12 +335,13 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
     const char *env = getenv("CLQSORT_TUNING");
     if (!env || !*env)
         return CLQSORT_SUCCESS;
-    struct { const char *name; unsigned *field; int pow2; } fields[] = { /* pow2 -1: 0 allowed */
+    /* pow2 1: a power of two; 0: 1..2^20; -1: 0 allowed too; -2: a switch, 0 or 1 */
+    struct { const char *name; unsigned *field; int pow2; } fields[] = {
         {"gq_wg", &t->gq_wg, 1},         {"gq_k", &t->gq_k, 0},
-        {"gq_split_values", &t->gq_split_values, -1},
+        {"gq_split_values", &t->gq_split_values, -2},
         {"gq_ways", &t->gq_ways, 1},     {"gq_count_k", &t->gq_count_k, 0},
         {"gq_count_copies", &t->gq_count_copies, 1}, {"gq_rank_copies", &t->gq_rank_copies, 1},
-        {"root_lead", &t->root_lead, -1}, {"float_distance", &t->float_distance, -1},
+        {"root_lead", &t->root_lead, -2}, {"float_distance", &t->float_distance, -2},
         {"lq_wg", &t->lq_wg, 1},
         {"lq_ways", &t->lq_ways, 1},     {"lq_max", &t->lq_max, 0},
         {"lq_small", &t->lq_small, 0},   {"fill_chunk", &t->fill_chunk, 0},
@@ -372,8 +373,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
                             env, (int)(end - p), p);
         if (fields[i].field == &t->one_level && v && !is_pow2((unsigned)v))
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": one_level is 0 or a power of two", env);
-        if ((fields[i].field == &t->gq_split_values || fields[i].field == &t->root_lead ||
-             fields[i].field == &t->float_distance) && v > 1)
+        if (fields[i].pow2 == -2 && v > 1)
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": %s is 0 or 1", env, fields[i].name);
         if (fields[i].field == &t->seg_net && v > 2)
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION,
