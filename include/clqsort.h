@@ -174,10 +174,13 @@ typedef struct clqsort_info {
      * work-item finishes in phase two */
     unsigned gqsort_work_group, gqsort_keys_per_item, gqsort_ways, lqsort_work_group, lqsort_ways, lqsort_max,
         lqsort_small;
-    /* 1: the root of a float or double sort may take slices of the distance from its least or
-     * greatest key, as integer roots do (README.md, "root slices"); 0: of the value only (NVIDIA's
-     * GPUs, where those kernels cost uniform float and double keys 1-4 %) */
+    /* 1: the root of a float sort may take slices of the distance from its least or greatest
+     * key, as integer roots do (README.md, "root slices"); 0: of the value only (NVIDIA's GPUs,
+     * where those kernels cost uniform float keys 2-3 %) */
     unsigned float_root_distance;
+    /* the same for double sorts (1 on NVIDIA's GPUs too: there they cost uniform doubles about
+     * 2 % and take power-law doubles at 2^24 from 1.6x the time of uniform ones to 1.04x) */
+    unsigned double_root_distance;
 } clqsort_info;
 
 /* Counters of the last successful sort on a context (clqsort_sort, _pairs or _host). */

@@ -93,9 +93,10 @@ typedef struct clq_tuning {
                                * the bucket's run */
     unsigned root_lead;       /* 1: a plain sort's root that takes code slices splits first by the
                                * bits its later splits leave over (CLQ_ROOT_LEAD, relauncher.cl) */
-    unsigned float_distance;  /* 1: float and double roots may take slices of the code's distance
-                               * as integer roots do (CLQ_FLOAT_DISTANCE, clqsort_common.h); 0:
-                               * of the value only, the phase-one kernels without that path */
+    unsigned float_distance;  /* 1: float roots may take slices of the code's distance as
+                               * integer roots do (CLQ_FLOAT_DISTANCE, clqsort_common.h); 0: of the
+                               * value only, the phase-one kernels without that path */
+    unsigned double_distance; /* the same for double roots */
     unsigned lq_wg;       /* lqsort_kernel work-group size */
     unsigned lq_ways;     /* most buckets a phase-two split makes (power of 2) */
     unsigned lq_max;      /* longest sequence phase two takes (local memory holds 2 x lq_max keys) */

@@ -671,6 +671,7 @@ clqsort_status clqsort_get_info(const clqsort_context *ctx, clqsort_info *info)
     info->lqsort_max = t.lq_max;
     info->lqsort_small = t.lq_small;
     info->float_root_distance = t.float_distance;
+    info->double_root_distance = t.double_distance;
     return clq_leave(ctx, s);
 }
 

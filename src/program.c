@@ -82,7 +82,8 @@ static clqsort_status compile(clqsort_context *ctx, clqsort_key_type type, int d
              (ctx->device_type & CL_DEVICE_TYPE_CPU) ? " -DCLQ_CPU" : "",
              t->gq_wg, t->gq_k, t->gq_ways, t->gq_count_k, t->lq_wg, t->lq_ways, t->lq_max, t->lq_small, t->fill_chunk, t->rl_wg,
              t->seg_net, clq_gq_value_parts(t, clq_key_bytes(type) + value_bytes), t->gq_count_copies,
-             t->gq_rank_copies, t->root_lead, t->float_distance);
+             t->gq_rank_copies, t->root_lead,
+             type == CLQSORT_KEY_DOUBLE ? t->double_distance : t->float_distance);
 
     if (ctx->profile == 2) /* what tools/dump_program.c needs to build the same kernels */
         fprintf(stderr, "clqsort build options: %s\n", options);

@@ -51,21 +51,23 @@ static const tuning_entry table[] = {
      * 16.48 ms against 17.09, the slowest 1.647 against 1.652. float_distance 0: with the
      * distance's slices in the kernels, 2^26 uniform floats took 1.741-1.743 ms against
      * 1.682-1.692 without (the root's sort pass 0.373 against 0.346 ms, the next level's 0.287
-     * against 0.277), doubles 2.809-2.810 against 2.763-2.779 (H200, call 261, one binary each,
-     * in turn); what they gave to power-law floats and doubles and double few-2 keys (double
-     * power-law 2^24 in 0.879 ms against 1.367, call 259) does not outweigh 1-4 % on uniform
-     * keys and most others. */
+     * against 0.277; H200, call 261, one binary each, in turn), which the float target (1.1x
+     * uint32) cannot afford, and power-law floats are within 1.3x of uniform ones without them
+     * (2^26: 2.155 ms, call 259). double_distance 1: uniform doubles pay 1.6 % (2^26 2.824 ms
+     * against 2.780, call 265), but power-law doubles take 3 levels instead of 5-6, 1.04x
+     * uniform instead of 1.62x at 2^24 and 1.31x instead of 1.67x at 2^26, and few-2 doubles at
+     * 2^24 1.23x instead of 1.33x (same call). */
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
       .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 16, .seg_net = 2, .wide = 15,
       .level_margin = 0, .gq_split_values = 1, .gq_count_copies = 4, .gq_rank_copies = 4, .root_lead = 1,
-      .float_distance = 0}},
+      .float_distance = 0, .double_distance = 1}},
     {CL_DEVICE_TYPE_GPU, "",
      {.gq_wg = 256, .gq_k = 8, .gq_ways = 256, .gq_count_k = 32, .lq_wg = 256, .lq_ways = 256, .lq_max = 2048,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 8, .extra_levels = 1,
       .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 1, .level_margin = 64,
-      .float_distance = 1}},
+      .float_distance = 1, .double_distance = 1}},
     /* CPUs: a work-group runs on one core, so both phases run best as one work-item per group,
      * counting with plain increments instead of local atomics. pocl 3.1, 2 cores, 2^22 keys:
      * 60 ms (16-item groups in phase one: 172 ms). Intel's CPU runtime 2026.2, same cores:
@@ -78,12 +80,12 @@ static const tuning_entry table[] = {
      {.gq_wg = 1, .gq_k = 2048, .gq_ways = 64, .gq_count_k = 16384, .lq_wg = 1, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 64, .groups_per_cu = 8, .extra_levels = 1,
       .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 1, .seg_net = 0, .level_margin = 64,
-      .one_level = 2048, .float_distance = 1}},
+      .one_level = 2048, .float_distance = 1, .double_distance = 1}},
     {CL_DEVICE_TYPE_ALL, "",
      {.gq_wg = 64, .gq_k = 8, .gq_ways = 64, .gq_count_k = 16, .lq_wg = 64, .lq_ways = 128, .lq_max = 1024,
       .lq_small = 32, .fill_chunk = 8192, .rl_wg = 64, .groups_per_cu = 4, .extra_levels = 1, .select_slack = 65536,
       .select_groups_per_cu = 4, .small_tiles = 1, .seg_net = 1, .level_margin = 64,
-      .float_distance = 1}},
+      .float_distance = 1, .double_distance = 1}},
 };
 
 static int vendor_matches(const char *vendor, const char *want)
@@ -342,6 +344,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         {"gq_ways", &t->gq_ways, 1},     {"gq_count_k", &t->gq_count_k, 0},
         {"gq_count_copies", &t->gq_count_copies, 1}, {"gq_rank_copies", &t->gq_rank_copies, 1},
         {"root_lead", &t->root_lead, -2}, {"float_distance", &t->float_distance, -2},
+        {"double_distance", &t->double_distance, -2},
         {"lq_wg", &t->lq_wg, 1},
         {"lq_ways", &t->lq_ways, 1},     {"lq_max", &t->lq_max, 0},
         {"lq_small", &t->lq_small, 0},   {"fill_chunk", &t->fill_chunk, 0},

@@ -128,7 +128,8 @@ static void check_pairs_refusals(clqsort_context *ctx)
  * from the least sampled key (2), or from the greatest for descending order (3); floats spread
  * evenly in [0, 1) take value slices (1), and floats in one octave spread evenly on a log
  * scale above its start the distance's slices (2 or 3), or code slices (0) where the tuning has
- * none for floats (clqsort_info.float_root_distance 0); uniform integers keep code slices (0).
+ * none for that type (clqsort_info.float_root_distance or double_root_distance 0); uniform
+ * integers keep code slices (0).
  * The expected kind is not checked under a tuning that sets extra_levels (none spare: code
  * slices only), nor where the sort's program has more ways than its keys fill (pocl's one-level
  * programs). */
@@ -208,11 +209,13 @@ static void check_root_slices(clqsort_context *ctx, const clqsort_info *info, in
              * length each (clq_levels, src/tuning.c): not in a CPU's one-level program */
             const size_t half = (w == 8 ? info->lqsort_max / 2 : info->lqsort_max) / 2;
             const int spare_here = spare && half && n / half >= st.phase_one_ways;
-            const unsigned want = !spare_here || uniform               ? 0u
-                                  : is_float && !octave                 ? 1u
-                                  : octave && !info->float_root_distance ? 0u
-                                  : desc                                ? 3u
-                                                                        : 2u;
+            const unsigned distance = type == CLQSORT_KEY_DOUBLE ? info->double_root_distance
+                                                                  : info->float_root_distance;
+            const unsigned want = !spare_here || uniform   ? 0u
+                                  : is_float && !octave     ? 1u
+                                  : octave && !distance     ? 0u
+                                  : desc                    ? 3u
+                                                            : 2u;
             CHECK(st.root_slices == want, "root slices %s %s%s n=%zu: kind %u, expected %u", tu_type_names[type],
                   uniform ? "uniform " : octave ? "one octave " : "", desc ? "descending" : "ascending", n,
                   st.root_slices, want);
@@ -287,9 +290,13 @@ int main(int argc, char **argv)
         clqsort_info info;
         clqsort_get_info(ctx, &info);
         const char *tuning = getenv("CLQSORT_TUNING");
-        if (tuning && strstr(tuning, "float_distance=0")) /* the kinds expected follow the info */
+        /* the kinds expected follow the info; it must follow the tuning */
+        if (tuning && strstr(tuning, "float_distance=0"))
             CHECK(info.float_root_distance == 0, "CLQSORT_TUNING=%s: float_root_distance %u", tuning,
                   info.float_root_distance);
+        if (tuning && strstr(tuning, "double_distance=0"))
+            CHECK(info.double_root_distance == 0, "CLQSORT_TUNING=%s: double_root_distance %u", tuning,
+                  info.double_root_distance);
         check_root_slices(ctx, &info, orders, 1);
         clqsort_release(ctx);
         return tu_finish("test_types --root-slices");
