@@ -246,6 +246,39 @@ inline float clq_key_value(clq_code c)
 }
 #endif
 
+/* Value slices for a sequence after a root in value slices (`root_vscale` its buckets per unit
+ * of value), with codes lo .. hi split `ways` ways: *vscale stays 0 unless its values lie on
+ * both sides of zero or in more than one octave (where equal slices of the code hold keys
+ * spread evenly in value unevenly, up to 2^octaves: the root's bucket that holds zero spans
+ * every exponent below its ends, and a bucket across one boundary holds twice as many codes a
+ * unit of value on one side). Where one end is infinite (a NaN counts as one), which only
+ * the root's first and last buckets can be, the slices span a root bucket from the other end
+ * and as far again as 4 gaps between the root's samples (keys spread evenly in value reach past
+ * the sample's ends by one gap on average, and the root's end buckets hold them); keys past
+ * that fall into the end slice. Root slices take every way (CLQ_GQ_WAYS). */
+#if defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)
+inline void clq_value_slices_of(clq_code lo, clq_code hi, uint ways, float root_vscale, float *vlo, float *vscale)
+{
+    float a = clq_key_value(lo);
+    const float b = clq_key_value(hi);
+    const uint ea = (as_uint(a) >> 23) & 0xffu, eb = (as_uint(b) >> 23) & 0xffu;
+    /* within one octave, or across one boundary in a range too narrow for a float to spread
+     * (under 2^-12 of its ends' magnitude): code slices are as even */
+    if (signbit(a) == signbit(b) && eb <= ea + 1u && ea <= eb + 1u &&
+        (ea == eb || (b - a) * 4096.0f < fmax(fabs(a), fabs(b))))
+        return;
+    const float s = isfinite(a) && isfinite(b)
+                        ? (float)ways / (b - a)
+                        : (float)ways * root_vscale / (1.0f + 4.0f * (float)CLQ_GQ_WAYS / (float)CLQ_SLICE_SAMPLES);
+    if (!isfinite(a))
+        a = b - (float)ways / s;
+    if (isfinite(a) && isfinite(s) && s > 0.0f) {
+        *vlo = a;
+        *vscale = s;
+    }
+}
+#endif
+
 inline float clq_slice_value(clq_code c, uint how, clq_code base)
 {
 #if defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)
@@ -296,8 +329,9 @@ typedef struct clq_seq {
     uint count_done;  /* atomic: tickets of the count pass; the last block emits the children */
     uint sort_done;   /* atomic: tickets of the sort pass; the last block clears the buckets */
     uint stay;        /* set by the count pass: one bucket holds every key, nothing moves */
-    uint scale;       /* 0: the root takes root slices, status[CLQ_ST_ROOT_SLICES] says which
-                       * (clq_value_bucket of its codes' slice values instead) */
+    uint scale;       /* 0: value or root slices instead (clq_value_bucket of the slice values):
+                       * with vscale 0, the root's, status[CLQ_ST_ROOT_SLICES] says which */
+    uint vlo, vscale; /* float bits: a later sequence's value slices (clq_value_slices_of) */
 } clq_seq;
 
 /* One bucket of a sequence being partitioned. Every field is 0 between levels (the host clears

@@ -186,7 +186,7 @@
                                   to the last's end */
 
 /* Record sizes in bytes for a key code of CODE_BYTES (4 or 8); the kernels check them. */
-#define CLQ_SEQ_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 12 * 4)
+#define CLQ_SEQ_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 14 * 4)
 #define CLQ_BUCKET_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 2 * 4)
 #define CLQ_LEAF_RECORD_BYTES(CODE_BYTES) (2 * (CODE_BYTES) + 4 * 4)
 

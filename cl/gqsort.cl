@@ -216,8 +216,13 @@ inline clq_block clq_block_at(__global clq_seq *list, __global clq_bucket *pool,
     b.in_scratch = b.seq->in_scratch;
     b.begin = (blk - (count_pass ? b.seq->first_unit : b.seq->first_block)) * size;
     b.n = count_pass && b.len <= CLQ_GQ_ALONE ? b.len : min(size, b.len - b.begin); /* clq_units_of */
-    b.slices = b.scale ? CLQ_SLICE_CODE : status[CLQ_ST_ROOT_SLICES];
-    if (b.slices != CLQ_SLICE_CODE) { /* the root only: no loads elsewhere */
+    const uint vscale = b.scale ? 0u : b.seq->vscale; /* a later sequence's value slices */
+    b.slices = b.scale ? CLQ_SLICE_CODE : vscale ? CLQ_SLICE_VALUE : status[CLQ_ST_ROOT_SLICES];
+    if (vscale) {
+        b.base = 0;
+        b.vlo = as_float(b.seq->vlo);
+        b.vscale = as_float(vscale);
+    } else if (b.slices != CLQ_SLICE_CODE) { /* the root only: no loads elsewhere */
         b.base = (clq_code)clq_offset_at(status, CLQ_ST_ROOT_BASE);
         b.vlo = as_float(status[CLQ_ST_ROOT_VLO]);
         b.vscale = as_float(status[CLQ_ST_ROOT_VSCALE]);

@@ -45,8 +45,9 @@ inline uint clq_bits_to(uint len, uint size)
  * bits wide (true at level 1, and kept by every split, as a child's range is narrower than
  * 2^(width bits - w): see clq_scaled_bucket; a root split into root slices keeps it because it
  * only does so when the bound holds at level 2 for the full code width,
- * clq_choose_root_slices), so every range left after level `levels` is a single code and no
- * input needs more levels. */
+ * clq_choose_root_slices, and a later sequence split into value slices because it only does so
+ * when its own range fits the levels after it, clq_relauncher_body), so every range left after
+ * level `levels` is a single code and no input needs more levels. */
 inline uint clq_ways_log2(uint len, clq_code width, uint level, uint levels, uint lead)
 {
     const uint b = max(clq_bits_to(len, CLQ_LQ_MAX / 2u), 1u);
@@ -108,6 +109,20 @@ CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *li
             seq->ways_log2 = w;
             seq->norm = (uint)clz(width);
             seq->scale = clq_scale_of(width, seq->norm, 1u << w);
+            float vlo = 0.0f, vscale = 0.0f;
+#if defined(CLQ_KEY_FLOAT) || defined(CLQ_KEY_DOUBLE)
+            /* after a root that took value slices, a sequence may take them too (its keys are
+             * likely spread evenly in value as well) where they take no more levels than the
+             * bound leaves: its range fits the levels after this one at CLQ_GQ_WAYS_LOG2 bits
+             * each, as the root's does at level 2 (clq_choose_root_slices) */
+            if (level > 1u && status[CLQ_ST_ROOT_SLICES] == CLQ_SLICE_VALUE &&
+                CLQ_CODE_BITS - (uint)clz(width) <= CLQ_GQ_WAYS_LOG2 * (levels - min(level, levels)))
+                clq_value_slices_of(seq->lo, seq->hi, 1u << w, as_float(status[CLQ_ST_ROOT_VSCALE]), &vlo, &vscale);
+            if (vscale > 0.0f)
+                seq->scale = 0;
+#endif
+            seq->vlo = as_uint(vlo);
+            seq->vscale = as_uint(vscale);
             seq->count_done = 0;
             seq->sort_done = 0;
             seq->stay = 0;

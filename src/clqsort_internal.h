@@ -294,7 +294,7 @@ cl_ulong clq_device_local_bytes(const clqsort_context *ctx);
 /* Phase-one levels a sort of `count` keys of `code_bits`-bit codes finishes in: the host loop
  * enqueues this many, and the kernels choose their splits so that none needs more
  * (status[CLQ_ST_MAX_LEVELS]). */
-unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count);
+unsigned clq_levels(const clq_tuning *t, unsigned code_bits, int floats, size_t count);
 /* The phase-one levels uniform keys need, plus t->level_margin, at most `levels` */
 unsigned clq_first_levels(const clq_tuning *t, size_t count, unsigned levels);
 

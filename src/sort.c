@@ -215,7 +215,8 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
 {
     const unsigned code_bits = clq_code_bits(type);
     const cl_ulong n = count, code_bytes = code_bits / 8;
-    plan->levels = clq_levels(t, code_bits, count); /* 0: the root is one phase-two record */
+    const int floats = type == CLQSORT_KEY_FLOAT || type == CLQSORT_KEY_DOUBLE; /* the program's keys */
+    plan->levels = clq_levels(t, code_bits, floats, count); /* 0: the root is one phase-two record */
     /* the tile path (path_host_loop.c): one sequence of at most small_tiles tiles (a selection's
      * candidates: CLQ_TILES_MAX), host loop */
     const cl_ulong most_tiles = plan->select ? CLQ_TILES_MAX : t->small_tiles;
@@ -663,13 +664,12 @@ static unsigned first_round_levels(const clqsort_context *ctx, const clq_plan *p
     if (ctx->path != CLQSORT_PATH_HOST_LOOP || call->enqueue || call->partial || plan->tiles)
         return plan->levels;
     /* float and double roots take slices of the values where those crowd the code range
-     * (relauncher.cl), which take no bit off it: one level more (2^26 uniform floats: 3), and
-     * their buckets come out less even than equal slices of codes: counted as twice the keys
-     * (2^26 uniform doubles took 4 levels, 2 round trips and 2.85-2.90 ms with one level more
-     * only, 2.78-2.83 with these 4 at once on an H200, call 242) */
-    const unsigned slices = (type == CLQSORT_KEY_FLOAT || type == CLQSORT_KEY_DOUBLE) && !plan->stable;
-    const size_t modelled = (size_t)plan->count << slices;
-    const unsigned first = clq_first_levels(&plan->prog->tuning, modelled, plan->levels) + slices;
+     * (relauncher.cl), which come out less even than equal slices of codes: one level more.
+     * (Before the sequences after a root in value slices took them too, 2^26 uniform doubles
+     * took 4 levels and were counted as twice the keys as well, call 242; now they take 2 or 3,
+     * and gaussian, power-law, sawtooth and upper-bits doubles 3, on pocl with NVIDIA's tuning.) */
+    const unsigned slices = type == CLQSORT_KEY_FLOAT || type == CLQSORT_KEY_DOUBLE;
+    const unsigned first = clq_first_levels(&plan->prog->tuning, plan->count, plan->levels) + slices;
     return first < plan->levels ? first : plan->levels;
 }
 

@@ -272,7 +272,7 @@ static void fit_to_device(const clqsort_context *ctx, unsigned kb, clq_tuning *t
         t->seg_net = 0;
 }
 
-unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count)
+unsigned clq_levels(const clq_tuning *t, unsigned code_bits, int floats, size_t count)
 {
     if (count <= t->lq_max)
         return 0; /* the root goes to phase two */
@@ -282,9 +282,13 @@ unsigned clq_levels(const clq_tuning *t, unsigned code_bits, size_t count)
     /* The spare levels let the first split follow the length instead of the depth bound (or
      * take root slices: relauncher.cl). A sort short enough to split into fewer than gq_ways
      * buckets by length is better off with all of them at once: every level it need not
-     * enqueue saves two launches. */
+     * enqueue saves two launches. Float and double sorts take one more with any: after a root
+     * in value slices, the bucket that holds zero spans every exponent below its ends, and the
+     * level after it may take value slices too (relauncher.cl), which the bound must allow for
+     * any range of the code's width. */
     const int spare = (cl_ulong)count / (t->lq_max / 2 ? t->lq_max / 2 : 1) >= t->gq_ways;
-    return (code_bits + ways_log2 - 1) / ways_log2 + (spare ? t->extra_levels : 0u);
+    const unsigned extra = spare && t->extra_levels ? t->extra_levels + (floats ? 1u : 0u) : 0u;
+    return (code_bits + ways_log2 - 1) / ways_log2 + extra;
 }
 
 unsigned clq_first_levels(const clq_tuning *t, size_t count, unsigned levels)

@@ -155,6 +155,7 @@ static void check_root_slices(clqsort_context *ctx, const clqsort_info *info, in
     const int spare = !(tuning && strstr(tuning, "extra_levels"));
     unsigned char *in = malloc(n * 8), *out = malloc(n * 8);
     char why[256];
+    unsigned value_levels[2] = {0, 0}; /* [0, 1) floats and doubles, ascending, in value slices */
     for (int t = 0; t <= 8; t++) {
         const int uniform = t == 6; /* after the six types: uniform uint32 keys */
         /* then float and double keys in [2^20, 2^21): 2^(m u) - 1 units of the last place above
@@ -219,7 +220,31 @@ static void check_root_slices(clqsort_context *ctx, const clqsort_info *info, in
             CHECK(st.root_slices == want, "root slices %s %s%s n=%zu: kind %u, expected %u", tu_type_names[type],
                   uniform ? "uniform " : octave ? "one octave " : "", desc ? "descending" : "ascending", n,
                   st.root_slices, want);
+            if (!desc && is_float && !octave && st.root_slices == 1u)
+                value_levels[type == CLQSORT_KEY_DOUBLE] = st.phase_one_levels;
         }
+    }
+    /* after a root in value slices, the bucket that holds 0 (every exponent below 1 / ways)
+     * takes value slices too, so keys spread evenly in value take no more levels than uniform
+     * integers of their width (without that: one or two more, relauncher.cl) */
+    for (int d = 0; d < 2; d++) {
+        if (!value_levels[d])
+            continue;
+        const clqsort_key_type itype = d ? CLQSORT_KEY_UINT64 : CLQSORT_KEY_UINT32;
+        const size_t w = tu_width_of(itype);
+        uint64_t state = 7;
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t r = next_random(&state);
+            memcpy(in + i * w, &r, w);
+        }
+        memcpy(out, in, n * w);
+        CHECK(clqsort_sort_host(ctx, out, n, itype, 0) == CLQSORT_SUCCESS, "uniform %s n=%zu: %s", tu_type_names[itype],
+              n, clqsort_last_error(ctx));
+        CHECK(tu_verify_typed(itype, 0, in, out, n, why, sizeof why), "uniform %s n=%zu: %s", tu_type_names[itype], n, why);
+        clqsort_stats st;
+        clqsort_get_stats(ctx, &st);
+        CHECK(value_levels[d] <= st.phase_one_levels, "root slices %s in [0, 1) n=%zu: %u phase-one levels, uniform %s %u",
+              d ? "double" : "float", n, value_levels[d], tu_type_names[itype], st.phase_one_levels);
     }
     free(in);
     free(out);
