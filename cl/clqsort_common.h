@@ -37,7 +37,8 @@
  * enough bits per level that no input needs more than the levels the host enqueues
  * (status[CLQ_ST_MAX_LEVELS], relauncher.cl). One exception: the root of a sort with a level to
  * spare may split into equal slices of another order-keeping value instead (root slices, below),
- * and the levels after it keep the bound by themselves.
+ * and so may the float and double sequences after a root in value slices (value slices), each
+ * only where the levels after it keep the bound by themselves.
  */
 
 /* ---- key types and codes ------------------------------------------------------------------ */
@@ -220,7 +221,7 @@ inline clq_code clq_scaled_offset(uint b, uint norm, uint scale)
 #ifndef CLQ_FLOAT_DISTANCE
 #define CLQ_FLOAT_DISTANCE 1
 #endif
-#define CLQ_SLICE_CODE 0u /* clq_scaled_bucket: every sequence but such a root */
+#define CLQ_SLICE_CODE 0u /* clq_scaled_bucket: every sequence but such a root and those below */
 #define CLQ_SLICE_VALUE 1u
 #define CLQ_SLICE_UP 2u
 #define CLQ_SLICE_DOWN 3u
@@ -251,8 +252,9 @@ inline float clq_key_value(clq_code c)
  * both sides of zero or in more than one octave (where equal slices of the code hold keys
  * spread evenly in value unevenly, up to 2^octaves: the root's bucket that holds zero spans
  * every exponent below its ends, and a bucket across one boundary holds twice as many codes a
- * unit of value on one side). Where one end is infinite (a NaN counts as one), which only
- * the root's first and last buckets can be, the slices span a root bucket from the other end
+ * unit of value on one side). Where one end is infinite (a NaN counts as one, and so does a
+ * double beyond a float's range), as the root's first and last buckets are, the slices span a
+ * root bucket from the other end
  * and as far again as 4 gaps between the root's samples (keys spread evenly in value reach past
  * the sample's ends by one gap on average, and the root's end buckets hold them); keys past
  * that fall into the end slice. Root slices take every way (CLQ_GQ_WAYS). */
@@ -266,6 +268,10 @@ inline void clq_value_slices_of(clq_code lo, clq_code hi, uint ways, float root_
      * (under 2^-12 of its ends' magnitude): code slices are as even */
     if (signbit(a) == signbit(b) && eb <= ea + 1u && ea <= eb + 1u &&
         (ea == eb || (b - a) * 4096.0f < fmax(fabs(a), fabs(b))))
+        return;
+    /* a range that ends at zero (either sign): code slices give its zeros, often many, a
+     * bucket of their own, where a value slice would mix them with the least values above */
+    if (a == 0.0f || b == 0.0f)
         return;
     const float s = isfinite(a) && isfinite(b)
                         ? (float)ways / (b - a)

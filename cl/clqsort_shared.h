@@ -44,7 +44,9 @@
                                   a uint (atomic_cmpxchg from 0) */
 #define CLQ_ST_FAIL_ENQUEUE 34 /* input, a test hook: the device-side launch of this number (from 1)
                                   fails as if the queue were full; 0: none (CLQSORT_FAIL_DEVICE_ENQUEUE) */
-#define CLQ_ST_WORDS 35
+#define CLQ_ST_VALUE_LEVELS 35 /* input: levels of MAX_LEVELS there only for value slices after the
+                                  root (clq_levels' one more for floats); code slices keep to the rest */
+#define CLQ_ST_WORDS 36
 
 /* What clear_kernel (cl/segments.cl) clears before a sort, in status[CLQ_ST_CLEAR]. */
 #define CLQ_CLEAR_POOL 1u    /* the whole bucket pool buffer to 0 */

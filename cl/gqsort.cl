@@ -4,7 +4,8 @@
  * A sequence is split around 2^w - 1 pivots at once (w chosen per sequence, 2^w <= CLQ_GQ_WAYS):
  * the pivots are evenly spaced through the sequence's exact code range [lo, hi], so bucket b
  * holds the codes c with (c - lo) 2^w / (hi - lo + 1) near b (clq_scaled_bucket; the root may
- * take equal slices of another order-keeping value instead: root slices, clqsort_common.h and
+ * take equal slices of another order-keeping value instead, and float and double sequences after
+ * a root in value slices equal slices of the value: root and value slices, clqsort_common.h and
  * relauncher.cl). A two-way split would need log2(n / CLQ_LQ_MAX) passes over the keys; a
  * 256-way split needs a quarter or less of the bytes moved (see docs/PERFORMANCE.md for the
  * arithmetic).
@@ -33,9 +34,10 @@
  * through atomics on the records.
  *
  * Depth: a child's range is narrower than 2^(the parent's range width in bits - w) (see
- * clq_scaled_bucket), so each level takes w bits off every range (root slices may take none);
- * a range with lo == hi is finished. relauncher.cl chooses w, and when the root may take root
- * slices, so that no input needs more than status[CLQ_ST_MAX_LEVELS] levels.
+ * clq_scaled_bucket), so each level takes w bits off every range (root and value slices may
+ * take none); a range with lo == hi is finished. relauncher.cl chooses w, and when a sequence
+ * may take root or value slices, so that no input needs more than status[CLQ_ST_MAX_LEVELS]
+ * levels.
  */
 
 /* Keys alone: a range of fewer than CLQ_LQ_WAYS codes and at most CLQ_LQ_COUNT_MAX keys becomes

@@ -72,6 +72,10 @@ CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *li
     __global clq_seq *list = lists + (size_t)parity * seq_cap;
     const uint level = status[CLQ_ST_LEVELS] + 1u; /* the level this list is prepared for */
     const uint levels = status[CLQ_ST_MAX_LEVELS];
+    /* code slices take their bits as if the level kept for value slices were not there: a
+     * sequence whose keys crowd (zeros below values spread in [0, x)) was split into more ways
+     * that way, and splitting into more ways than the bound asks never breaks it */
+    const uint code_levels = levels - min(status[CLQ_ST_VALUE_LEVELS], levels);
     /* a segmented sort's roots lead (16 segments of 2^22 keys: 1.566-1.582 ms against
      * 1.706-1.711 on an H200, calls 246-247). A plain root keeps every way here: its root slices
      * need them, and it leads only where clq_choose_root_slices keeps code slices, with
@@ -93,7 +97,7 @@ CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *li
         if (i < nseq) {
             nb = clq_blocks_of(list[i].len);
             nu = clq_units_of(list[i].len);
-            w = clq_ways_log2(list[i].len, list[i].hi - list[i].lo, level, levels, lead);
+            w = clq_ways_log2(list[i].len, list[i].hi - list[i].lo, level, code_levels, lead);
         }
         uint total_blocks, total_units, total_buckets;
         const uint first_block = blocks + clq_scan_exclusive(nb, &total_blocks, scan_tmp, wg);
@@ -222,7 +226,7 @@ void clq_choose_root_slices(__global const clq_key *keys, __global uint *status,
     if (lm->fullest_code <= 3u * ((CLQ_SLICE_SAMPLES + ways - 1u) / ways)) {
         if (CLQ_ROOT_LEAD && lid == 0) {
             const clq_code width = root->hi - root->lo;
-            const uint w = clq_ways_log2(n, width, 1u, status[CLQ_ST_MAX_LEVELS], 1u);
+            const uint w = clq_ways_log2(n, width, 1u, status[CLQ_ST_MAX_LEVELS] - status[CLQ_ST_VALUE_LEVELS], 1u);
             root->ways_log2 = w;
             root->scale = clq_scale_of(width, root->norm, 1u << w);
         }

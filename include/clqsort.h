@@ -198,10 +198,11 @@ typedef struct clqsort_stats {
     unsigned selected_keys;     /* a partial sort that selected candidates first: how many it
                                    sorted (0: it partitioned all of the keys) */
     unsigned root_slices;       /* how the first phase-one level split the keys (README.md,
-                                   "Depth"): 0 equal slices of the code range; 1 equal slices of
-                                   the values (float, double); 2 or 3 equal slices of the log of
-                                   the distance from the least or greatest sampled key (every
-                                   type: integers, and floats within a few octaves) */
+                                   "Pivots and depth bound"): 0 equal slices of the code range;
+                                   1 equal slices of the values (float, double); 2 or 3 equal
+                                   slices of the log of the distance from the least or greatest
+                                   sampled key (every type: integers, and floats within a few
+                                   octaves) */
     unsigned phase_one_ways;    /* most buckets a phase-one pass of the sort could split a
                                    sequence into: the device's usual number, or twice it for the
                                    largest plain sorts, keys alone or pairs (README.md, "The

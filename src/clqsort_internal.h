@@ -294,7 +294,8 @@ cl_ulong clq_device_local_bytes(const clqsort_context *ctx);
 /* Phase-one levels a sort of `count` keys of `code_bits`-bit codes finishes in: the host loop
  * enqueues this many, and the kernels choose their splits so that none needs more
  * (status[CLQ_ST_MAX_LEVELS]). */
-unsigned clq_levels(const clq_tuning *t, unsigned code_bits, int floats, size_t count);
+unsigned clq_levels(const clq_tuning *t, unsigned code_bits, int floats, size_t count); /* floats: a float or
+                                                                                          double sort that may take root slices */
 /* The phase-one levels uniform keys need, plus t->level_margin, at most `levels` */
 unsigned clq_first_levels(const clq_tuning *t, size_t count, unsigned levels);
 
@@ -334,6 +335,7 @@ typedef struct clq_plan {
     cl_uint seq_cap, pool_cap, leaf_cap;
     unsigned code_bits;
     unsigned levels; /* clq_levels: phase-one levels allowed (and enqueued in all, host loop) */
+    unsigned value_levels; /* of those, the one more for value slices after the root (0 or 1) */
     unsigned level_from, level_to; /* host loop: the levels this round enqueues (0..levels at
                                       most; a blocking sort starts with clq_first_levels) */
     cl_uint tiles;   /* the tile path's tiles of lq_max keys (path_host_loop.c); 0: phase one */

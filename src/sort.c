@@ -215,8 +215,10 @@ static clqsort_status scratch_requests(clqsort_context *ctx, const clq_tuning *t
 {
     const unsigned code_bits = clq_code_bits(type);
     const cl_ulong n = count, code_bytes = code_bits / 8;
-    const int floats = type == CLQSORT_KEY_FLOAT || type == CLQSORT_KEY_DOUBLE; /* the program's keys */
+    /* the program's keys; a segmented sort's roots take no root slices */
+    const int floats = (type == CLQSORT_KEY_FLOAT || type == CLQSORT_KEY_DOUBLE) && !plan->segments;
     plan->levels = clq_levels(t, code_bits, floats, count); /* 0: the root is one phase-two record */
+    plan->value_levels = plan->levels - clq_levels(t, code_bits, 0, count); /* the one more, if taken */
     /* the tile path (path_host_loop.c): one sequence of at most small_tiles tiles (a selection's
      * candidates: CLQ_TILES_MAX), host loop */
     const cl_ulong most_tiles = plan->select ? CLQ_TILES_MAX : t->small_tiles;
@@ -388,6 +390,7 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     st[CLQ_ST_LEAF_CAP] = plan->leaf_cap;
     st[CLQ_ST_POOL_CAP] = plan->pool_cap;
     st[CLQ_ST_MAX_LEVELS] = plan->levels;
+    st[CLQ_ST_VALUE_LEVELS] = plan->value_levels;
     st[CLQ_ST_KEY_OFFSET] = (cl_uint)plan->key_offset;
     st[CLQ_ST_KEY_OFFSET + 1] = (cl_uint)(plan->key_offset >> 32);
     st[CLQ_ST_VALUE_OFFSET] = (cl_uint)plan->value_offset;
@@ -664,7 +667,8 @@ static unsigned first_round_levels(const clqsort_context *ctx, const clq_plan *p
     if (ctx->path != CLQSORT_PATH_HOST_LOOP || call->enqueue || call->partial || plan->tiles)
         return plan->levels;
     /* float and double roots take slices of the values where those crowd the code range
-     * (relauncher.cl), which come out less even than equal slices of codes: one level more.
+     * (relauncher.cl), which take no bit off it and come out less even than equal slices of
+     * codes: one level more.
      * (Before the sequences after a root in value slices took them too, 2^26 uniform doubles
      * took 4 levels and were counted as twice the keys as well, call 242; now they take 2 or 3,
      * and gaussian, power-law, sawtooth and upper-bits doubles 3, on pocl with NVIDIA's tuning.) */

@@ -282,10 +282,12 @@ unsigned clq_levels(const clq_tuning *t, unsigned code_bits, int floats, size_t 
     /* The spare levels let the first split follow the length instead of the depth bound (or
      * take root slices: relauncher.cl). A sort short enough to split into fewer than gq_ways
      * buckets by length is better off with all of them at once: every level it need not
-     * enqueue saves two launches. Float and double sorts take one more with any: after a root
-     * in value slices, the bucket that holds zero spans every exponent below its ends, and the
-     * level after it may take value slices too (relauncher.cl), which the bound must allow for
-     * any range of the code's width. */
+     * enqueue saves two launches. Float and double sorts (`floats`: those that may take root
+     * slices, not segmented ones) take one more with any: after a root in value slices, a
+     * sequence may take value slices too only where the levels after it can take its whole
+     * range (relauncher.cl), and the one more lets that hold at level 2 for a range of the
+     * code's full width (the root's bucket that holds zero, which spans every exponent below
+     * its ends). */
     const int spare = (cl_ulong)count / (t->lq_max / 2 ? t->lq_max / 2 : 1) >= t->gq_ways;
     const unsigned extra = spare && t->extra_levels ? t->extra_levels + (floats ? 1u : 0u) : 0u;
     return (code_bits + ways_log2 - 1) / ways_log2 + extra;

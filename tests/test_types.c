@@ -121,9 +121,9 @@ static void check_pairs_refusals(clqsort_context *ctx)
     clReleaseMemObject(vb);
 }
 
-/* Root slices (README.md, "Depth"): inputs that crowd towards one end of the code range, long
- * enough for the root to have its spare level and not to take the tile path, must come out in
- * order and show the kind of slices the root took (clqsort_stats.root_slices): integers spread
+/* Root slices (README.md, "Pivots and depth bound"): inputs that crowd towards one end of the
+ * code range, long enough for the root to have its spare level and not to take the tile path,
+ * must come out in order and show the kind of slices the root took (clqsort_stats.root_slices): integers spread
  * evenly on a log scale above their type's least key take slices of the log of the distance
  * from the least sampled key (2), or from the greatest for descending order (3); floats spread
  * evenly in [0, 1) take value slices (1), and floats in one octave spread evenly on a log
@@ -132,7 +132,8 @@ static void check_pairs_refusals(clqsort_context *ctx)
  * integers keep code slices (0).
  * The expected kind is not checked under a tuning that sets extra_levels (none spare: code
  * slices only), nor where the sort's program has more ways than its keys fill (pocl's one-level
- * programs). */
+ * programs). Floats and doubles in [0, 1) that took value slices must take no more levels than
+ * uniform integers of their width (value slices after the root, relauncher.cl). */
 static uint64_t next_random(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
