@@ -295,16 +295,34 @@ typedef struct clq_count_cell {
     (CLQ_GQ_WG == 1 && (CLQ_GQ_COUNT_COPIES > 1 || CLQ_GQ_RANK_COPIES > 1))
 #error "gq_count_copies, gq_rank_copies: at least 1, and 1 in a group of one work-item"
 #endif
-#define CLQ_GQ_COPY_AT(b, c) ((c) * (CLQ_GQ_WAYS + 1u) + (b))
+#define CLQ_GQ_COPY_IN(b, c, ways) ((c) * ((ways) + 1u) + (b))
+#define CLQ_GQ_COPY_AT(b, c) CLQ_GQ_COPY_IN((b), (c), CLQ_GQ_WAYS)
 #define CLQ_GQ_MY_COPY(b, copies) CLQ_GQ_COPY_AT((b), get_local_id(0) % (copies))
 #define CLQ_GQ_CELLS(copies) (CLQ_GQ_WAYS + ((copies) - 1) * (CLQ_GQ_WAYS + 1))
 #define CLQ_GQ_COUNT_CELLS CLQ_GQ_CELLS(CLQ_GQ_COUNT_COPIES)
+
+/* The count pass's copies for a block of `ways` buckets. The cells hold CLQ_GQ_COUNT_COPIES
+ * copies of CLQ_GQ_WAYS buckets; a block of fewer buckets lays its copies out at a stride of
+ * ways + 1 (CLQ_GQ_COPY_IN) and takes as many more as fit, up to 32, one for each lane of a
+ * warp. A segmented sort's roots of 2^22 keys split 8 ways on the H200 (relauncher.cl,
+ * clq_ways_log2): with 4 copies a warp's 32 work-items queued on 32 counters, and the count
+ * pass over 16 such roots took 0.19 ms where one root of 2^26 keys in 128 ways took 0.157
+ * (docs/PERFORMANCE.md, call 259). A tuning of one copy keeps one. */
+#define CLQ_GQ_COUNT_COPIES_MAX 32u
+inline uint clq_count_copies(uint ways)
+{
+    uint copies = CLQ_GQ_COUNT_COPIES;
+    while (CLQ_GQ_COUNT_COPIES > 1 && copies < min(CLQ_GQ_COUNT_COPIES_MAX, (uint)CLQ_GQ_WG) &&
+           2u * copies * (ways + 1u) <= CLQ_GQ_COUNT_CELLS + 1u)
+        copies *= 2u;
+    return copies;
+}
 
 typedef struct clq_count_local {
 #if CLQ_GQ_WG == 1
     clq_count_cell cell[CLQ_GQ_WAYS];
 #endif
-    /* copy c of bucket b's counters at CLQ_GQ_COPY_AT(b, c) (clq_count_run); copy 0 the whole
+    /* copy c of bucket b's counters at CLQ_GQ_COPY_IN(b, c, ways) (clq_count_run); copy 0 the whole
      * block's once the count is done */
     uint count[CLQ_GQ_COUNT_CELLS];
     clq_code not_min[CLQ_GQ_COUNT_CELLS], max[CLQ_GQ_COUNT_CELLS]; /* ~min, so that 0 means "none" for both */
@@ -318,9 +336,10 @@ typedef struct clq_count_local {
     uint table[CLQ_SEQ_TABLE], found[3]; /* clq_find_sequence */
 } clq_count_local;
 
-inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code cmin, clq_code cmax)
+inline void clq_count_run(__local clq_count_local *lm, uint b, uint n, clq_code cmin, clq_code cmax, uint ways,
+                          uint copies)
 {
-    const uint at = CLQ_GQ_MY_COPY(b, CLQ_GQ_COUNT_COPIES);
+    const uint at = CLQ_GQ_COPY_IN(b, get_local_id(0) & (copies - 1u), ways);
     clq_gq_add(&lm->count[at], n);
     clq_gq_max(&lm->not_min[at], ~cmin);
     clq_gq_max(&lm->max[at], cmax);
@@ -481,7 +500,8 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
             lm->cell[b].max = 0;
         }
 #else
-        for (uint i = lid; i < CLQ_GQ_COPY_AT(blk.ways, CLQ_GQ_COUNT_COPIES - 1u); i += CLQ_GQ_WG) {
+        const uint copies = clq_count_copies(blk.ways); /* the same for the whole group */
+        for (uint i = lid; i < CLQ_GQ_COPY_IN(blk.ways, copies - 1u, blk.ways); i += CLQ_GQ_WG) {
             lm->count[i] = 0;
             lm->not_min[i] = 0;
             lm->max[i] = 0;
@@ -526,7 +546,7 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
                     const uint b = clq_bucket_in(&blk, c);
                     outside |= c < blk.lo || c > blk.hi; /* root slices: the root's full range */
                     if (b != run_b && run_n) {
-                        clq_count_run(lm, run_b, run_n, run_min, run_max);
+                        clq_count_run(lm, run_b, run_n, run_min, run_max, blk.ways, copies);
                         run_n = 0;
                         run_min = CLQ_CODE_MAX;
                         run_max = 0;
@@ -541,16 +561,18 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
 #endif
 #if CLQ_GQ_WG > 1
         if (run_n)
-            clq_count_run(lm, run_b, run_n, run_min, run_max);
-#if CLQ_GQ_COUNT_COPIES > 1
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint b = lid; b < blk.ways; b += CLQ_GQ_WG) /* the copies into copy 0 */
-            for (uint c = 1; c < CLQ_GQ_COUNT_COPIES; c++) {
-                lm->count[b] += lm->count[CLQ_GQ_COPY_AT(b, c)];
-                lm->not_min[b] = max(lm->not_min[b], lm->not_min[CLQ_GQ_COPY_AT(b, c)]);
-                lm->max[b] = max(lm->max[b], lm->max[CLQ_GQ_COPY_AT(b, c)]);
+            clq_count_run(lm, run_b, run_n, run_min, run_max, blk.ways, copies);
+        /* the copies into copy 0, halving them each round: copy c takes copy c + step */
+        for (uint step = copies / 2u; step > 0u; step /= 2u) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint i = lid; i < step * blk.ways; i += CLQ_GQ_WG) {
+                const uint c = i / blk.ways, b = i - c * blk.ways;
+                const uint to = CLQ_GQ_COPY_IN(b, c, blk.ways), from = CLQ_GQ_COPY_IN(b, c + step, blk.ways);
+                lm->count[to] += lm->count[from];
+                lm->not_min[to] = max(lm->not_min[to], lm->not_min[from]);
+                lm->max[to] = max(lm->max[to], lm->max[from]);
             }
-#endif
+        }
 #else
         for (uint b = 0; b < blk.ways; b++) {
             lm->count[b] = lm->cell[b].count;

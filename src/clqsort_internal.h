@@ -87,7 +87,9 @@ typedef struct clq_tuning {
     unsigned gq_count_copies; /* the count pass's local counters in this many copies, work-item i
                                * counting into copy i % copies, so that neighbours in the input
                                * that share a bucket (ramps, clusters) do not queue a warp on one
-                               * counter; 1 in a group of one work-item */
+                               * counter; 1 in a group of one work-item. Where it is above 1, a
+                               * block of fewer than gq_ways buckets takes as many more copies as
+                               * the cells hold, up to 32 (gqsort.cl, clq_count_copies) */
     unsigned gq_rank_copies;  /* the same for the sort pass's counters, which give each key its
                                * place in the stage: each copy of a bucket takes its own part of
                                * the bucket's run */
