@@ -41,36 +41,67 @@ static int by_value(const void *a, const void *b)
     } while (0)
 
 static const char *const source =
-    "__kernel void nothing(__global uint *p, uint n) { if (get_global_id(0) == 0 && n == 12345u) p[0] = 1u; }\n";
+    "__kernel void nothing(__global uint *p, uint n) { if (get_global_id(0) == 0 && n == 12345u) p[0] = 1u; }\n"
+    "__kernel void busy(__global uint *p, uint n) {\n"
+    "    uint x = (uint)get_global_id(0);\n"
+    "    for (uint i = 0; i < n; i++) x = x * 1664525u + 1013904223u;\n"
+    "    if (x == 12345u) p[0] = x;\n"
+    "}\n";
 
 enum { WORDS = 64 };
 
 typedef struct bench {
     cl_command_queue q;
-    cl_kernel k;
+    cl_kernel k, busy; /* busy: the last launch of the *_BUSY cases, BUSY_STEPS steps a work-item */
     cl_mem status;
     cl_uint *pageable, *pinned; /* 2 * WORDS each: in, out */
     size_t global, local;
 } bench;
 
-typedef enum { LAUNCHES, SORT_SHAPE_PAGEABLE, SORT_SHAPE_PINNED, LAUNCHES_WITH_EVENTS, CASES } shape;
+typedef enum { LAUNCHES, SORT_SHAPE_PAGEABLE, SORT_SHAPE_PINNED, LAUNCHES_WITH_EVENTS, SORT_SHAPE_POLLED, SORT_SHAPE_BUSY,
+               SORT_SHAPE_BUSY_POLLED, CASES } shape;
+
+/* About 0.1-0.2 ms of a GPU's time at the end of the *_BUSY cases: a wait that begins well
+ * before the device is done, as a sort's does. */
+enum { BUSY_STEPS = 50000 };
+
+/* Waits for `done` by asking for its status in a loop after a flush, instead of clWaitForEvents
+ * (which may put the thread to sleep and wake it later than the command completed). */
+static void poll_event(cl_command_queue q, cl_event done)
+{
+    CHECK(clFlush(q));
+    cl_int st = CL_QUEUED;
+    do
+        CHECK(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+    while (st > CL_COMPLETE);
+    if (st < 0) {
+        fprintf(stderr, "the status read failed: %d\n", (int)st);
+        exit(1);
+    }
+}
 
 /* One run of a case: `n` launches, with or without the status words around them. */
 static void run_case(const bench *b, shape s, int n, double *enqueue_ms, double *total_ms)
 {
     const double t0 = now_ms();
-    cl_uint *words = s == SORT_SHAPE_PINNED ? b->pinned : b->pageable;
+    const int busy = s == SORT_SHAPE_BUSY || s == SORT_SHAPE_BUSY_POLLED;
+    const int polled = s == SORT_SHAPE_POLLED || s == SORT_SHAPE_BUSY_POLLED;
+    cl_uint *words = s == SORT_SHAPE_PAGEABLE ? b->pageable : b->pinned;
+    const int words_around = s != LAUNCHES && s != LAUNCHES_WITH_EVENTS;
     cl_event done = NULL, ev[64];
-    if (s == SORT_SHAPE_PAGEABLE || s == SORT_SHAPE_PINNED)
+    if (words_around)
         CHECK(clEnqueueWriteBuffer(b->q, b->status, CL_FALSE, 0, WORDS * 4, words, 0, NULL, NULL));
     for (int i = 0; i < n; i++)
-        CHECK(clEnqueueNDRangeKernel(b->q, b->k, 1, NULL, &b->global, &b->local, 0, NULL,
+        CHECK(clEnqueueNDRangeKernel(b->q, busy && i + 1 == n ? b->busy : b->k, 1, NULL, &b->global, &b->local, 0, NULL,
                                      s == LAUNCHES_WITH_EVENTS ? &ev[i] : NULL));
-    if (s == SORT_SHAPE_PAGEABLE || s == SORT_SHAPE_PINNED)
+    if (words_around)
         CHECK(clEnqueueReadBuffer(b->q, b->status, CL_FALSE, 0, WORDS * 4, words + WORDS, 0, NULL, &done));
     *enqueue_ms = now_ms() - t0;
     if (done) {
-        CHECK(clWaitForEvents(1, &done));
+        if (polled)
+            poll_event(b->q, done);
+        else
+            CHECK(clWaitForEvents(1, &done));
         CHECK(clReleaseEvent(done));
     } else {
         CHECK(clFinish(b->q));
@@ -134,11 +165,19 @@ int main(int argc, char **argv)
     const cl_uint n = 0;
     CHECK(clSetKernelArg(b.k, 0, sizeof b.status, &b.status));
     CHECK(clSetKernelArg(b.k, 1, sizeof n, &n));
+    b.busy = clCreateKernel(p, "busy", &err);
+    CHECK(err);
+    const cl_uint steps = BUSY_STEPS;
+    CHECK(clSetKernelArg(b.busy, 0, sizeof b.status, &b.status));
+    CHECK(clSetKernelArg(b.busy, 1, sizeof steps, &steps));
     b.local = 256;
     b.global = 256 * 132;
 
     static const char *const names[CASES] = {"launches, clFinish", "status write + launches + status read, wait",
-                                            "same with mapped host words", "launches with events, clFinish"};
+                                            "same with mapped host words", "launches with events, clFinish",
+                                            "mapped host words, the read's event polled",
+                                            "mapped host words, the last launch busy, wait",
+                                            "mapped host words, the last launch busy, polled"};
     static const int counts[] = {1, 3, 12};
     double *enq = malloc(sizeof(double) * (size_t)runs), *tot = malloc(sizeof(double) * (size_t)runs);
     printf("device,case,launches,runs,enqueue_median_ms,total_median_ms,total_min_ms\n");
@@ -161,6 +200,7 @@ int main(int argc, char **argv)
     clReleaseMemObject(host);
     clReleaseMemObject(b.status);
     clReleaseKernel(b.k);
+    clReleaseKernel(b.busy);
     clReleaseProgram(p);
     clReleaseCommandQueue(b.q);
     clReleaseContext(c);
