@@ -48,6 +48,16 @@ inline uint clq_bits_to(uint len, uint size)
  * clq_choose_root_slices, and a later sequence split into value slices because it only does so
  * when its own range fits the levels after it, clq_relauncher_body), so every range left after
  * level `levels` is a single code and no input needs more levels. */
+/* The levels code slices keep to: the sort's status[CLQ_ST_MAX_LEVELS] less the one that float
+ * and double sorts have only for value slices after the root (CLQ_ST_VALUE_LEVELS; clq_levels in
+ * src/tuning.c). A sequence whose keys crowd (zeros below values spread in [0, x)) split into
+ * more ways that way, and splitting into more ways than the bound asks never breaks it. */
+inline uint clq_code_levels(__global const uint *status)
+{
+    const uint levels = status[CLQ_ST_MAX_LEVELS];
+    return levels - min(status[CLQ_ST_VALUE_LEVELS], levels);
+}
+
 inline uint clq_ways_log2(uint len, clq_code width, uint level, uint levels, uint lead)
 {
     const uint b = max(clq_bits_to(len, CLQ_LQ_MAX / 2u), 1u);
@@ -72,10 +82,7 @@ CLQ_OUT_OF_LINE void clq_relauncher_body(CLQ_BUFFER_PARAMS, __global clq_seq *li
     __global clq_seq *list = lists + (size_t)parity * seq_cap;
     const uint level = status[CLQ_ST_LEVELS] + 1u; /* the level this list is prepared for */
     const uint levels = status[CLQ_ST_MAX_LEVELS];
-    /* code slices take their bits as if the level kept for value slices were not there: a
-     * sequence whose keys crowd (zeros below values spread in [0, x)) was split into more ways
-     * that way, and splitting into more ways than the bound asks never breaks it */
-    const uint code_levels = levels - min(status[CLQ_ST_VALUE_LEVELS], levels);
+    const uint code_levels = clq_code_levels(status);
     /* a segmented sort's roots lead (16 segments of 2^22 keys: 1.566-1.582 ms against
      * 1.706-1.711 on an H200, calls 246-247). A plain root keeps every way here: its root slices
      * need them, and it leads only where clq_choose_root_slices keeps code slices, with
@@ -226,7 +233,7 @@ void clq_choose_root_slices(__global const clq_key *keys, __global uint *status,
     if (lm->fullest_code <= 3u * ((CLQ_SLICE_SAMPLES + ways - 1u) / ways)) {
         if (CLQ_ROOT_LEAD && lid == 0) {
             const clq_code width = root->hi - root->lo;
-            const uint w = clq_ways_log2(n, width, 1u, status[CLQ_ST_MAX_LEVELS] - status[CLQ_ST_VALUE_LEVELS], 1u);
+            const uint w = clq_ways_log2(n, width, 1u, clq_code_levels(status), 1u);
             root->ways_log2 = w;
             root->scale = clq_scale_of(width, root->norm, 1u << w);
         }
