@@ -27,6 +27,16 @@ inline uint clq_bits_to(uint len, uint size)
     return parts > 1u ? 32u - (uint)clz(parts - 1u) : 0u; /* up to 32: no shift of 1u by 32 */
 }
 
+/* The levels code slices keep to: the sort's status[CLQ_ST_MAX_LEVELS] less the one that float
+ * and double sorts have only for value slices after the root (CLQ_ST_VALUE_LEVELS; clq_levels in
+ * src/tuning.c). A sequence whose keys crowd (zeros below values spread in [0, x)) split into
+ * more ways that way, and splitting into more ways than the bound asks never breaks it. */
+inline uint clq_code_levels(__global const uint *status)
+{
+    const uint levels = status[CLQ_ST_MAX_LEVELS];
+    return levels - min(status[CLQ_ST_VALUE_LEVELS], levels);
+}
+
 /* Buckets for a sequence of len > CLQ_LQ_MAX keys whose codes span `width` + 1 values, split at
  * phase-one level `level` (1 for the root) of a sort of at most `levels` levels
  * (status[CLQ_ST_MAX_LEVELS], at least ceil(CLQ_CODE_BITS / CLQ_GQ_WAYS_LOG2)): 2^w of them,
@@ -48,16 +58,6 @@ inline uint clq_bits_to(uint len, uint size)
  * clq_choose_root_slices, and a later sequence split into value slices because it only does so
  * when its own range fits the levels after it, clq_relauncher_body), so every range left after
  * level `levels` is a single code and no input needs more levels. */
-/* The levels code slices keep to: the sort's status[CLQ_ST_MAX_LEVELS] less the one that float
- * and double sorts have only for value slices after the root (CLQ_ST_VALUE_LEVELS; clq_levels in
- * src/tuning.c). A sequence whose keys crowd (zeros below values spread in [0, x)) split into
- * more ways that way, and splitting into more ways than the bound asks never breaks it. */
-inline uint clq_code_levels(__global const uint *status)
-{
-    const uint levels = status[CLQ_ST_MAX_LEVELS];
-    return levels - min(status[CLQ_ST_VALUE_LEVELS], levels);
-}
-
 inline uint clq_ways_log2(uint len, clq_code width, uint level, uint levels, uint lead)
 {
     const uint b = max(clq_bits_to(len, CLQ_LQ_MAX / 2u), 1u);
