@@ -29,8 +29,11 @@ typedef struct tuning_entry {
  * keep phase two's ranking (groups of one work-item). */
 static const tuning_entry table[] = {
     /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys. A partial sort counts
-     * with 8 groups per compute unit: 2^26 keys, k = 16 / 1024 / 65536 in 0.186 / 0.307 / 0.408
-     * ms against 0.192 / 0.323 / 0.424 with 16 (H200, call 90), its empty levels launching faster.
+     * with 5 groups per compute unit, as many as hold its 48 registers a work-item at once (ptxas
+     * on the PTX of NVIDIA's OpenCL, call 276), so the first level runs in one wave: its launch
+     * over 2^26 keys took 0.077-0.081 ms with 4 against 0.081-0.084 with 8 (1.6 waves) and
+     * 0.091-0.094 with 6 (H200, call 276). 8 had been chosen against 16 (k = 16 / 1024 / 65536 in
+     * 0.186 / 0.307 / 0.408 ms against 0.192 / 0.323 / 0.424, call 90).
      * wide 15: sorts of 15/16 x 2^28 uint32 keys and more split 512 ways, in 2 levels instead of 3:
      * 2^28 in 6.57 ms against 7.89 (H200, call 189); 2^27 and 3 x 2^26 were faster with 256
      * (2.98 and 4.26 ms against 3.22 and 4.85, call 190). The same rule for 8- to 16-byte
@@ -60,7 +63,7 @@ static const tuning_entry table[] = {
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
-      .select_slack = 65536, .select_groups_per_cu = 8, .small_tiles = 16, .seg_net = 2, .wide = 15,
+      .select_slack = 65536, .select_groups_per_cu = 5, .small_tiles = 16, .seg_net = 2, .wide = 15,
       .level_margin = 0, .gq_split_values = 1, .gq_count_copies = 4, .gq_rank_copies = 4, .root_lead = 1,
       .float_distance = 0, .double_distance = 1}},
     {CL_DEVICE_TYPE_GPU, "",
