@@ -67,27 +67,20 @@
         __global uint *status, ulong key_offset, ulong value_offset, uint n, uint k, uint pbits, uint cap, uint launch
 #define CLQ_SELECT_ARGS keys, vals, sel, cand, status, key_offset, value_offset, n, k, pbits, cap, launch
 
-/* Runs EACH(code, i) with the code of every key i < count whose code may be at most `limit`,
- * the grid taking them in turn: 16-byte loads, CLQ_SEL_IN_FLIGHT of them at once per work-item
- * (a pass over every key is bound by how many loads wait on memory), from the first key at a
- * 16-byte aligned address (whatever the buffer's own alignment) to the last whole group of four;
- * the keys before and after one by one. `limit` only spares work: four keys whose codes all lie
- * above it take one comparison, not four tests of EACH's own, so EACH must pass over such codes
- * itself (a partial sort's first level passes over all but about 1/300 of them, and the pass
- * over 2^26 keys was bound by its instructions more than by its loads: docs/PERFORMANCE.md). */
+/* Runs EACH(code, i) with the code of every key i < count, the grid taking them in turn: 16-byte
+ * loads, CLQ_SEL_IN_FLIGHT of them at once per work-item (a pass over every key is bound by how
+ * many loads wait on memory), from the first key at a 16-byte aligned address (whatever the
+ * buffer's own alignment) to the last whole group of four; the keys before and after one by
+ * one. */
 #define CLQ_SEL_IN_FLIGHT 4
-#define CLQ_SEL_EACH_QUAD(v, i, limit, EACH)                                                       \
+#define CLQ_SEL_EACH_QUAD(v, i, EACH)                                                              \
     do {                                                                                           \
-        const uint4 q_ = (uint4)(clq_code_of_bits((v).x), clq_code_of_bits((v).y),                 \
-                                 clq_code_of_bits((v).z), clq_code_of_bits((v).w));                \
-        if (min(min(q_.x, q_.y), min(q_.z, q_.w)) <= (limit)) {                                    \
-            EACH(q_.x, (i));                                                                       \
-            EACH(q_.y, (i) + 1);                                                                   \
-            EACH(q_.z, (i) + 2);                                                                   \
-            EACH(q_.w, (i) + 3);                                                                   \
-        }                                                                                          \
+        EACH(clq_code_of_bits((v).x), (i));                                                        \
+        EACH(clq_code_of_bits((v).y), (i) + 1);                                                    \
+        EACH(clq_code_of_bits((v).z), (i) + 2);                                                    \
+        EACH(clq_code_of_bits((v).w), (i) + 3);                                                    \
     } while (0)
-#define CLQ_SEL_EACH_KEY(count, limit, EACH)                                                       \
+#define CLQ_SEL_EACH_KEY(count, EACH)                                                              \
     do {                                                                                           \
         const ulong g_ = get_global_size(0), id_ = get_global_id(0), n_ = (count);                 \
         const ulong a_ = (ulong)(size_t)(keys + key_offset);                                       \
@@ -100,11 +93,11 @@
             for (uint t_ = 0; t_ < CLQ_SEL_IN_FLIGHT; t_++)                                        \
                 v_[t_] = q_[j_ + t_ * g_];                                                         \
             for (uint t_ = 0; t_ < CLQ_SEL_IN_FLIGHT; t_++)                                        \
-                CLQ_SEL_EACH_QUAD(v_[t_], head_ + 4 * (j_ + t_ * g_), (limit), EACH);              \
+                CLQ_SEL_EACH_QUAD(v_[t_], head_ + 4 * (j_ + t_ * g_), EACH);                       \
         }                                                                                          \
         for (; j_ < quads_; j_ += g_) {                                                            \
             const uint4 w_ = q_[j_];                                                               \
-            CLQ_SEL_EACH_QUAD(w_, head_ + 4 * j_, (limit), EACH);                                  \
+            CLQ_SEL_EACH_QUAD(w_, head_ + 4 * j_, EACH);                                           \
         }                                                                                          \
         for (ulong i_ = id_; i_ < head_; i_ += g_)                                                 \
             EACH(clq_to_code(keys[key_offset + i_]), i_);                                          \
@@ -456,12 +449,11 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
 #define CLQ_SEL_COUNT(code, i) CLQ_SEL_COUNT_KEY(code, i, CLQ_SEL_NOTHING)
 #define CLQ_SEL_COUNT_KEEP(code, i) CLQ_SEL_COUNT_KEY(code, i, CLQ_SEL_KEEP)
 /* the first level, when its range [0, 2^top) holds whole codes (codes below 2^cs, every
- * position; cs <= 32), by the code alone: its top CLQ_SEL_BITS bits below 2^cs */
+ * position), by the code alone: its top CLQ_SEL_BITS bits below 2^cs */
     const uint cs = top - pbits;
-    const clq_code first_last = cs >= 32u ? CLQ_CODE_MAX : (1u << cs) - 1u; /* 2^cs - 1 */
 #define CLQ_SEL_COUNT_FIRST_THEN(code, i, THEN)                                                    \
     do {                                                                                           \
-        if ((code) <= first_last) {                                                                \
+        if (((ulong)(code) >> cs) == 0ul) {                                                        \
             clq_gq_add(&hist[(code) >> (cs - CLQ_SEL_BITS)], 1u);                                  \
             THEN(clq_composite((code), (uint)(i), pbits));                                         \
         }                                                                                          \
@@ -471,13 +463,13 @@ void select_hist_kernel(CLQ_SELECT_PARAMS)
     if (kept)
         CLQ_SEL_EACH_KEPT(nkept, CLQ_SEL_BINS, CLQ_SEL_COUNT_C);
     else if (keep && top >= pbits + CLQ_SEL_BITS)
-        CLQ_SEL_EACH_KEY(count, first_last, CLQ_SEL_COUNT_FIRST_KEEP);
+        CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT_FIRST_KEEP);
     else if (keep)
-        CLQ_SEL_EACH_KEY(count, CLQ_CODE_MAX, CLQ_SEL_COUNT_KEEP);
+        CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT_KEEP);
     else if (level == 0u && top >= pbits + CLQ_SEL_BITS)
-        CLQ_SEL_EACH_KEY(count, first_last, CLQ_SEL_COUNT_FIRST);
+        CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT_FIRST);
     else
-        CLQ_SEL_EACH_KEY(count, CLQ_CODE_MAX, CLQ_SEL_COUNT);
+        CLQ_SEL_EACH_KEY(count, CLQ_SEL_COUNT);
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The group's kept composites, with one atomic; too many: past the room at once. The barrier
      * stays outside the branch on `keep`, though every work-item of the group takes it alike:
@@ -625,7 +617,7 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
         if (kept)
             CLQ_SEL_EACH_KEPT(nkept, 0u, CLQ_SEL_BUCKET_C);
         else
-            CLQ_SEL_EACH_KEY(n, CLQ_CODE_MAX, CLQ_SEL_BUCKET);
+            CLQ_SEL_EACH_KEY(n, CLQ_SEL_BUCKET);
         if (mine)
             atomic_add(&sel[CLQ_SEL_TAKEN], mine);
         return;
@@ -633,7 +625,7 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
     if (kept)
         CLQ_SEL_EACH_KEPT(nkept, 0u, CLQ_SEL_GATHER_C);
     else
-        CLQ_SEL_EACH_KEY(n, CLQ_CODE_MAX, CLQ_SEL_GATHER);
+        CLQ_SEL_EACH_KEY(n, CLQ_SEL_GATHER);
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint held = min(staged, CLQ_SEL_STAGE);
     if (get_local_id(0) == 0)
