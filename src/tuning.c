@@ -29,11 +29,12 @@ typedef struct tuning_entry {
  * keep phase two's ranking (groups of one work-item). */
 static const tuning_entry table[] = {
     /* NVIDIA: 48 KiB local memory per group; phase two holds 2 x 4096 keys. A partial sort counts
-     * with 5 groups per compute unit, as many as hold its 48 registers a work-item at once (ptxas
-     * on the PTX of NVIDIA's OpenCL, call 276), so the first level runs in one wave: its launch
-     * over 2^26 keys took 0.077-0.081 ms with 4 against 0.081-0.084 with 8 (1.6 waves) and
-     * 0.091-0.094 with 6 (H200, call 276). 8 had been chosen against 16 (k = 16 / 1024 / 65536 in
-     * 0.186 / 0.307 / 0.408 ms against 0.192 / 0.323 / 0.424, call 90).
+     * with 5 groups per compute unit, as many as hold select_hist_kernel's 48 registers a
+     * work-item at once (ptxas on the PTX of NVIDIA's OpenCL, call 276), so its first level runs
+     * in one wave: over 2^26 keys it took 0.078-0.087 ms with 4 against 0.082-0.086 with 8 (1.6
+     * waves) and 0.091-0.094 with 6 (H200, call 276); k = 16 / 1024 / 65536 in 0.182 / 0.188 /
+     * 0.222 ms with 5 against 0.187 / 0.197 / 0.234 with 8 (call 278). 8 had been chosen against
+     * 16 (0.186 / 0.307 / 0.408 ms against 0.192 / 0.323 / 0.424, call 90).
      * wide 15: sorts of 15/16 x 2^28 uint32 keys and more split 512 ways, in 2 levels instead of 3:
      * 2^28 in 6.57 ms against 7.89 (H200, call 189); 2^27 and 3 x 2^26 were faster with 256
      * (2.98 and 4.26 ms against 3.22 and 4.85, call 190). The same rule for 8- to 16-byte
