@@ -11,7 +11,8 @@
  *
  *   test_types [--ascending] [--large] [--root-slices]
  *     --ascending: ascending order only. A descending program differs from its ascending one
- *       only in how codes are made, which types, types_asan and the Intel suites cover;
+ *       only in how codes are made, which types, types_asan and intel_types_host_loop cover;
+ *       intel_types_device_enqueue (Intel's builds take seconds a program),
  *       types_wide (wide programs), types_small_tuning and types_tiles pass it, as every program
  *       is a build of its own on pocl (minutes a suite where pocl's kernel cache is empty).
  *     --large: every distribution at every size (by default the larger sizes take three).
