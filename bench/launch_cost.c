@@ -9,13 +9,8 @@
  *
  * usage: clqsort-launch-cost [runs] [vendor]   (vendor: a substring of the platform vendor)
  */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "bench_cl.h"
 
-#include <ctype.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 static double now_ms(void)
@@ -24,21 +19,6 @@ static double now_ms(void)
     timespec_get(&t, TIME_UTC);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
-
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        const cl_int err_ = (call);                                                                \
-        if (err_ != CL_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s failed: %d\n", #call, (int)err_);                                  \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static const char *const source =
     "__kernel void nothing(__global uint *p, uint n) { if (get_global_id(0) == 0 && n == 12345u) p[0] = 1u; }\n"
@@ -110,26 +90,6 @@ static void run_case(const bench *b, shape s, int n, double *enqueue_ms, double 
     if (s == LAUNCHES_WITH_EVENTS)
         for (int i = 0; i < n; i++)
             CHECK(clReleaseEvent(ev[i]));
-}
-
-static cl_device_id pick_device(const char *vendor, char *name, size_t size)
-{
-    cl_platform_id platforms[16];
-    cl_uint np = 0;
-    CHECK(clGetPlatformIDs(16, platforms, &np));
-    for (cl_uint i = 0; i < np; i++) {
-        char v[256];
-        CHECK(clGetPlatformInfo(platforms[i], CL_PLATFORM_VENDOR, sizeof v, v, NULL));
-        for (char *c = v; *c; c++)
-            *c = (char)tolower((unsigned char)*c);
-        cl_device_id d;
-        if ((!vendor || strstr(v, vendor)) && clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 1, &d, NULL) == CL_SUCCESS) {
-            CHECK(clGetDeviceInfo(d, CL_DEVICE_NAME, size, name, NULL));
-            return d;
-        }
-    }
-    fprintf(stderr, "no OpenCL device%s%s\n", vendor ? " of vendor " : "", vendor ? vendor : "");
-    exit(1);
 }
 
 int main(int argc, char **argv)

@@ -12,22 +12,7 @@
  *
  * usage: clqsort-read-rate [runs] [mib] [vendor]   (vendor: a substring of the platform vendor)
  */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-
-#include <ctype.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        const cl_int err_ = (call);                                                                \
-        if (err_ != CL_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s failed: %d\n", #call, (int)err_);                                  \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "bench_cl.h"
 
 /* IDX (uint or ulong) and FLIGHT come from the build options */
 static const char *const source =
@@ -48,32 +33,6 @@ static const char *const source =
     "    if (acc == 0x9e3779b9u)\n"
     "        out[0] = acc;\n"
     "}\n";
-
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static cl_device_id pick_device(const char *vendor, char *name, size_t size)
-{
-    cl_platform_id platforms[16];
-    cl_uint np = 0;
-    CHECK(clGetPlatformIDs(16, platforms, &np));
-    for (cl_uint i = 0; i < np; i++) {
-        char v[256];
-        CHECK(clGetPlatformInfo(platforms[i], CL_PLATFORM_VENDOR, sizeof v, v, NULL));
-        for (char *c = v; *c; c++)
-            *c = (char)tolower((unsigned char)*c);
-        cl_device_id d;
-        if ((!vendor || strstr(v, vendor)) && clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 1, &d, NULL) == CL_SUCCESS) {
-            CHECK(clGetDeviceInfo(d, CL_DEVICE_NAME, size, name, NULL));
-            return d;
-        }
-    }
-    fprintf(stderr, "no OpenCL device%s%s\n", vendor ? " of vendor " : "", vendor ? vendor : "");
-    exit(1);
-}
 
 static double event_ms(cl_event e)
 {

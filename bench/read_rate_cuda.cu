@@ -36,34 +36,45 @@ static void report(const std::string &dev, const char *what, size_t blocks, doub
                 bytes / (med * 1e-3) / 1e12);
 }
 
+// The times of `runs` calls of f() after two warm-ups, each between two events on the stream.
+template <typename F>
+static std::vector<double> time_runs(int runs, F f)
+{
+    cudaEvent_t a, b;
+    CUDA_OK(cudaEventCreate(&a));
+    CUDA_OK(cudaEventCreate(&b));
+    std::vector<double> ms;
+    for (int r = -2; r < runs; r++) {
+        CUDA_OK(cudaEventRecord(a));
+        f();
+        CUDA_OK(cudaEventRecord(b));
+        CUDA_OK(cudaEventSynchronize(b));
+        float t = 0;
+        CUDA_OK(cudaEventElapsedTime(&t, a, b));
+        if (r >= 0)
+            ms.push_back(t);
+    }
+    CUDA_OK(cudaEventDestroy(a));
+    CUDA_OK(cudaEventDestroy(b));
+    return ms;
+}
+
 template <typename Idx, unsigned Flight>
 static void sweep(const std::string &dev, const uint4 *in, unsigned quads, unsigned *out, int runs, int sms,
                   const char *idx)
 {
     static const unsigned per_sm[] = {2, 4, 8, 16, 32, 64, 0};
-    cudaEvent_t a, b;
-    CUDA_OK(cudaEventCreate(&a));
-    CUDA_OK(cudaEventCreate(&b));
     for (unsigned p : per_sm) {
         const unsigned blocks = p ? p * unsigned(sms) : (quads / Flight + 255) / 256;
-        std::vector<double> ms;
-        for (int r = -2; r < runs; r++) {
-            CUDA_OK(cudaEventRecord(a));
+        std::vector<double> ms = time_runs(runs, [&] {
             read_all<Idx, Flight><<<blocks, 256>>>(in, quads, out);
-            CUDA_OK(cudaEventRecord(b));
-            CUDA_OK(cudaEventSynchronize(b));
-            float t = 0;
-            CUDA_OK(cudaEventElapsedTime(&t, a, b));
-            if (r >= 0)
-                ms.push_back(t);
-        }
+            CUDA_OK(cudaGetLastError());
+        });
         char what[128];
         std::snprintf(what, sizeof what, "read, %s indices, %u loads in flight, %s", idx, Flight,
                       p ? "groups per compute unit as given" : "one load step per work-item");
         report(dev, what, blocks, double(quads) * 16, ms);
     }
-    CUDA_OK(cudaEventDestroy(a));
-    CUDA_OK(cudaEventDestroy(b));
 }
 
 int main(int argc, char **argv)
@@ -87,25 +98,9 @@ int main(int argc, char **argv)
     CUDA_OK(cudaMemset(in, 0x5a, bytes));
     CUDA_OK(cudaDeviceSynchronize());
     std::printf("device,case,groups,bytes,runs,median_ms,min_ms,median_tb_per_s\n");
-    {
-        cudaEvent_t a, b;
-        CUDA_OK(cudaEventCreate(&a));
-        CUDA_OK(cudaEventCreate(&b));
-        std::vector<double> ms;
-        for (int r = -2; r < runs; r++) {
-            CUDA_OK(cudaEventRecord(a));
-            CUDA_OK(cudaMemcpyAsync(copy, in, bytes, cudaMemcpyDeviceToDevice));
-            CUDA_OK(cudaEventRecord(b));
-            CUDA_OK(cudaEventSynchronize(b));
-            float t = 0;
-            CUDA_OK(cudaEventElapsedTime(&t, a, b));
-            if (r >= 0)
-                ms.push_back(t);
-        }
-        report(dev, "cudaMemcpyAsync device to device (bytes read and as many written)", 0, double(bytes), ms);
-        CUDA_OK(cudaEventDestroy(a));
-        CUDA_OK(cudaEventDestroy(b));
-    }
+    std::vector<double> copy_ms =
+        time_runs(runs, [&] { CUDA_OK(cudaMemcpyAsync(copy, in, bytes, cudaMemcpyDeviceToDevice)); });
+    report(dev, "cudaMemcpyAsync device to device (bytes read and as many written)", 0, double(bytes), copy_ms);
     sweep<unsigned, 1>(dev, in, quads, out, runs, sms, "uint");
     sweep<unsigned, 4>(dev, in, quads, out, runs, sms, "uint");
     sweep<unsigned, 8>(dev, in, quads, out, runs, sms, "uint");
