@@ -491,10 +491,15 @@ static void stable_sorts(void)
 /* Whether a partial sort selects first (clqsort.h): 32-bit keys, 2 k + select_slack <= count / 4
  * on a device with 64-bit atomics and the local memory the header names, the slack 65536 unless
  * CLQSORT_TUNING sets it. */
-static int selects(clqsort_key_type type, size_t n, size_t k, const clqsort_info *info)
+static size_t select_slack(void)
 {
     const char *env = getenv("CLQSORT_TUNING"), *at = env ? strstr(env, "select_slack=") : NULL;
-    const size_t slack = at ? strtoul(at + strlen("select_slack="), NULL, 10) : 65536;
+    return at ? strtoul(at + strlen("select_slack="), NULL, 10) : 65536;
+}
+
+static int selects(clqsort_key_type type, size_t n, size_t k, const clqsort_info *info)
+{
+    const size_t slack = select_slack();
     const int has64 = clqsort_scratch_bytes(ctx, 2, CLQSORT_KEY_UINT64, 0, &(size_t){0}) == CLQSORT_SUCCESS;
     const int local = info->local_mem_size >= 4096u * 4 + 1024u * 8 + 8u * info->gqsort_work_group + 64;
     return has64 && local && tu_width_of(type) == 4 && k > 0 && 2 * k + slack <= n / 4;
@@ -744,6 +749,41 @@ static void partial_sort_misleading_sample(void)
     free(in), free(ref);
 }
 
+/* Keys at the top of the first range. The first range is [0, 2^top), top the bit length of a
+ * sampled composite, and the first level takes the keys whose codes lie below 2^cs
+ * (cl/select.cl, CLQ_SEL_COUNT_FIRST). Here every key is 2^20 - 1 (about 1 in 64) or 2^31 - 1,
+ * so the sampled code is one of the two, the range's largest code 2^cs - 1 is the code of a whole
+ * group, and the k-th key lies in that group. A first level that left those keys out would find
+ * fewer than k in the range and start again from every key: the answer would still come out
+ * right, in two round trips. So where the keys up to the k-th's code fit the candidates' room
+ * (2 k + select_slack: the first level's pick, that group's one bin, finishes the selection),
+ * one round trip is checked too; a smaller slack (the small tuning) takes a second level anyway. */
+static void partial_sort_range_edges(void)
+{
+    const size_t n = tiny ? 9000 : 300007;
+    const size_t ks[] = {16, tiny ? 600 : 1000};
+    uint32_t *in = malloc(n * 4), *ref = malloc(n * 4);
+    tu_generate(TU_UNIFORM, in, n, 79);
+    for (size_t i = 0; i < n; i++)
+        in[i] = in[i] % 64 == 0 ? (1u << 20) - 1u : (1u << 31) - 1u;
+    memcpy(ref, in, n * 4);
+    tu_sort_typed(CLQSORT_KEY_UINT32, 0, ref, n);
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+        const size_t k = ks[ki];
+        size_t upto = k; /* keys whose code is at most the k-th's */
+        while (upto < n && ref[upto] == ref[k - 1])
+            upto++;
+        const int one_round = upto <= 2 * k + select_slack();
+        renew_context_if_tiny();
+        clqsort_stats st;
+        const clqsort_status s = select_checked(CLQSORT_KEY_UINT32, 0, 4, in, ref, n, k, "keys at the range's top", &st);
+        CHECK(s == CLQSORT_SUCCESS && st.selected_keys >= k && (!one_round || st.host_round_trips == 1),
+              "keys at the range's top n=%zu k=%zu: %d, %u candidates, %u round trips (%s): %s", n, k, s,
+              st.selected_keys, st.host_round_trips, one_round ? "one expected" : "any", clqsort_last_error(ctx));
+    }
+    free(in), free(ref);
+}
+
 /* An enqueued selection cannot wait for its first round (src/sort.c, select_first_round): it
  * enqueues every level any input needs. Keys of two values need more than one, and the sort must
  * still come out right in one round trip. */
@@ -987,6 +1027,7 @@ int main(int argc, char **argv)
         printf("no 64-bit atomics: stable sorts skipped, and said so\n");
     partial_sorts(&info);
     partial_sort_misleading_sample();
+    partial_sort_range_edges();
     partial_sort_enqueued_levels();
     partial_sort_buckets(&info);
     partial_sort_float_levels(&info);
