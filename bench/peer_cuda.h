@@ -36,13 +36,13 @@ static inline double sorted_median(std::vector<double> &ms)
     return ms.size() % 2 ? ms[h] : 0.5 * (ms[h - 1] + ms[h]);
 }
 
-// Prints the device line and returns the device's name, the CSV rows' device column.
-static inline std::string peer_device()
+// Prints the device line to `to` and returns the device's name, the CSV rows' device column.
+static inline std::string peer_device(FILE *to = stdout)
 {
     cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s (CUDA, CUB %d.%d.%d)\n", prop.name, CUB_MAJOR_VERSION, CUB_MINOR_VERSION,
-                CUB_SUBMINOR_VERSION);
+    std::fprintf(to, "device: %s (CUDA, CUB %d.%d.%d)\n", prop.name, CUB_MAJOR_VERSION, CUB_MINOR_VERSION,
+                 CUB_SUBMINOR_VERSION);
     return prop.name;
 }
 

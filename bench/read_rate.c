@@ -113,7 +113,7 @@ int main(int argc, char **argv)
             CHECK(clSetKernelArg(k, 2, sizeof out, &out));
             for (size_t g = 0; g < sizeof per_cu / sizeof per_cu[0]; g++) {
                 const size_t local = 256;
-                size_t groups = per_cu[g] ? (size_t)per_cu[g] * cus : (quads / flights[f] + local - 1) / local;
+                const size_t groups = per_cu[g] ? (size_t)per_cu[g] * cus : (quads / flights[f] + local - 1) / local;
                 const size_t global = groups * local;
                 for (int r = -2; r < runs; r++) {
                     cl_event e;

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "usage: clqsort-read-rate-cuda [runs] [mib, below 4096]\n");
         return 2;
     }
-    const std::string dev = peer_device();
+    const std::string dev = peer_device(stderr); // stdout: the CSV alone, as read_rate.c's
     int sms = 0;
     CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const size_t bytes = size_t(mib) << 20;
