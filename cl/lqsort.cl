@@ -47,6 +47,7 @@ typedef struct clq_lq_local {
     uint begin[CLQ_LQ_WAYS], end[CLQ_LQ_WAYS]; /* each bucket's keys, in the other buffer */
     uint scan_tmp[2 * CLQ_LQ_WG];
     uint sp;
+    uint take; /* the record the group sorts next (clq_lq_take) */
 } clq_lq_local;
 
 /* A range's buckets. Double keys take equal slices of the whole range (clq_scaled_bucket,
@@ -320,6 +321,47 @@ void clq_lq_count(__global clq_key *out, __global const clq_key *src, clq_leaf l
 }
 #endif
 
+/* Which records a group sorts. The device-enqueue path launches a group per record (the device
+ * hands out the groups as others finish), and they take them in turn by group. The host loop's
+ * grid is at most what fills the device; there, where records hold CLQ_LQ_SHARED_KEYS keys or
+ * more on average, the groups take them one at a time from a shared counter
+ * (status[CLQ_ST_LEAF_NEXT]). Records differ in length and kind (a copy or a fill is a pass, a
+ * sort of 4096 keys many), and in turn a group took a fixed share of them however long they
+ * were, so the last groups ran on alone: on an H200 2^26 uniform keys (records of about 1024)
+ * took 1.520-1.551 ms against 1.569-1.592 and 2^28 6.30 against 6.46; seven other distributions
+ * at 2^26 took 1-5 % less, few-16 the same (calls 280-281, docs/PERFORMANCE.md). Shorter records
+ * keep their turns: at 2^21 and 2^22 (64 keys a record) an atomic a record cost 4-10 %, and 2^23
+ * (128) tied (call 282).
+ * `shared` also needs the counter not to wrap (each group takes once past the last record). */
+#define CLQ_LQ_SHARED_KEYS 192u
+
+inline int clq_lq_takes_shared(uint nleaves, uint count)
+{
+#ifdef CLQ_DEVICE_ENQUEUE
+    (void)nleaves;
+    (void)count;
+    return 0;
+#else
+    return count / CLQ_LQ_SHARED_KEYS >= nleaves && nleaves <= UINT_MAX - (uint)get_num_groups(0);
+#endif
+}
+
+inline ulong clq_lq_take(__global uint *status, int shared, __local clq_lq_local *lm)
+{
+    if (!shared)
+        return get_group_id(0);
+    if (get_local_id(0) == 0)
+        lm->take = atomic_inc(&status[CLQ_ST_LEAF_NEXT]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return lm->take;
+}
+
+/* after the group's last use of local memory for record r (every work-item has read lm->take) */
+inline ulong clq_lq_next(__global uint *status, int shared, ulong r, __local clq_lq_local *lm)
+{
+    return shared ? clq_lq_take(status, shared, lm) : r + get_num_groups(0);
+}
+
 void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status, __local clq_lq_local *lm)
 {
     const uint lid = get_local_id(0);
@@ -329,8 +371,13 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
     const uint nleaves = status[CLQ_ST_ERROR] || status[CLQ_ST_CUR_SEQS] ? 0u
                                                                          : min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
 
+    /* groups past the records have none to take (a grid fills the device whatever the records),
+     * and with none at all the counter stays 0 for a later round's phase two */
+    if (get_group_id(0) >= nleaves)
+        return;
     /* 64-bit: near 2^32 one-key records, r + groups would wrap past nleaves */
-    for (ulong r = get_group_id(0); r < nleaves; r += get_num_groups(0)) {
+    const int shared = clq_lq_takes_shared(nleaves, status[CLQ_ST_COUNT]);
+    for (ulong r = clq_lq_take(status, shared, lm); r < nleaves; r = clq_lq_next(status, shared, r, lm)) {
         const clq_leaf leaf = leaves[r];
         __global clq_key *out = keys + leaf.start;
         __global const clq_key *src = ((leaf.flags & CLQ_LEAF_IN_SCRATCH) ? scratch : keys) + leaf.start;
