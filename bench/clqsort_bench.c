@@ -418,11 +418,13 @@ int main(int argc, char **argv)
                     min_ms = dev_ms[r];
             double med = median(dev_ms, iterations), xmed = median(xfer_ms, iterations);
             printf("n=%zu %s %s%s: median %.3f ms (%.1f Mkeys/s), min %.3f ms, transfers %.3f ms; %s %.3f ms "
-                   "(%.1fx); levels %u, launches %u, round trips %u, selected %u, root slices %u; %d/%d runs verified\n",
+                   "(%.1fx); levels %u, launches %u, round trips %u, selected %u, root slices %u, phase-two records %u; "
+                   "%d/%d runs verified\n",
                    n, tu_type_names[type], dist_label, vsize ? (vsize == 4 ? " +4B values" : " +8B values") : "",
                    med, med > 0 ? n / med / 1e3 : 0.0, min_ms, xmed, type == CLQSORT_KEY_UINT32 ? "qsort" : "CPU sort",
                    qsort_ms, med > 0 ? qsort_ms / med : 0.0, stats.phase_one_levels, stats.kernel_launches,
-                   stats.host_round_trips, stats.selected_keys, stats.root_slices, ok_runs, iterations);
+                   stats.host_round_trips, stats.selected_keys, stats.root_slices, stats.phase_two_records, ok_runs,
+                   iterations);
             fflush(stdout);
             fprintf(stderr, "[%d/%d sizes] n=%zu %s done\n", si + 1, nsizes, n, tu_dist_name(d));
             if (csv)
