@@ -321,28 +321,26 @@ void clq_lq_count(__global clq_key *out, __global const clq_key *src, clq_leaf l
 }
 #endif
 
-/* Which records a group sorts. The device-enqueue path launches a group per record (the device
- * hands out the groups as others finish), and they take them in turn by group. The host loop's
- * grid is at most what fills the device; there, where records hold CLQ_LQ_SHARED_KEYS keys or
- * more on average, the groups take them one at a time from a shared counter
- * (status[CLQ_ST_LEAF_NEXT]). Records differ in length and kind (a copy or a fill is a pass, a
- * sort of 4096 keys many), and in turn a group took a fixed share of them however long they
- * were, so the last groups ran on alone: on an H200 2^26 uniform keys (records of about 1024)
- * took 1.520-1.551 ms against 1.569-1.592 and 2^28 6.30 against 6.46; seven other distributions
- * at 2^26 took 1-5 % less, few-16 the same (calls 280-281, docs/PERFORMANCE.md). Shorter records
- * keep their turns: at 2^21 and 2^22 (64 keys a record) an atomic a record cost 4-10 %, and 2^23
- * (128) tied (call 282).
+/* Which records a group sorts. The device-enqueue path launches a group per record, and the
+ * host loop where there are no more records than groups: group g sorts record g, and the device
+ * hands out the groups as others finish. Where the host loop's grid (at most what fills the
+ * device) has fewer groups than records, the groups take them one at a time from a shared
+ * counter (status[CLQ_ST_LEAF_NEXT]). Records differ in length and kind (a copy or a fill is a
+ * pass, a sort of 4096 keys many), and in turn, a fixed share each however long its records
+ * were, the groups that drew the longest ran on alone: on an H200 2^26 uniform keys (32,462
+ * records for 2112 groups) took 1.520-1.551 ms against 1.569-1.592 and 2^28 6.30 against 6.46;
+ * seven other distributions at 2^26 took 1-5 % less, few-16 the same (calls 280-281,
+ * docs/PERFORMANCE.md). With a record or less a group, the counter's two atomics a group, all at
+ * once on one word, cost 4-10 % at 2^21 and 2^22 (1013 and 2029 records; call 282).
  * `shared` also needs the counter not to wrap (each group takes once past the last record). */
-#define CLQ_LQ_SHARED_KEYS 192u
-
-inline int clq_lq_takes_shared(uint nleaves, uint count)
+inline int clq_lq_takes_shared(uint nleaves)
 {
 #ifdef CLQ_DEVICE_ENQUEUE
     (void)nleaves;
-    (void)count;
     return 0;
 #else
-    return count / CLQ_LQ_SHARED_KEYS >= nleaves && nleaves <= UINT_MAX - (uint)get_num_groups(0);
+    const uint groups = (uint)get_num_groups(0);
+    return nleaves > groups && nleaves <= UINT_MAX - groups;
 #endif
 }
 
@@ -371,12 +369,12 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
     const uint nleaves = status[CLQ_ST_ERROR] || status[CLQ_ST_CUR_SEQS] ? 0u
                                                                          : min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
 
-    /* groups past the records have none to take (a grid fills the device whatever the records),
-     * and with none at all the counter stays 0 for a later round's phase two */
+    /* groups past the records have none to sort (the grid fills the device whatever the
+     * records); a round with none leaves the counter at 0 for a later round's phase two */
     if (get_group_id(0) >= nleaves)
         return;
     /* 64-bit: near 2^32 one-key records, r + groups would wrap past nleaves */
-    const int shared = clq_lq_takes_shared(nleaves, status[CLQ_ST_COUNT]);
+    const int shared = clq_lq_takes_shared(nleaves);
     for (ulong r = clq_lq_take(status, shared, lm); r < nleaves; r = clq_lq_next(status, shared, r, lm)) {
         const clq_leaf leaf = leaves[r];
         __global clq_key *out = keys + leaf.start;
