@@ -47,7 +47,8 @@
 #define CLQ_ST_VALUE_LEVELS 35 /* input: levels of MAX_LEVELS there only for value slices after the
                                   root (clq_levels' one more for floats); code slices keep to the rest */
 #define CLQ_ST_LEAF_NEXT 36   /* host loop: the next phase-two record a group of lqsort_kernel takes
-                                  (atomic; 0 from the host, untouched while there are none) */
+                                  (atomic; 0 from the host; used only where records outnumber the
+                                  groups: lqsort.cl, clq_lq_takes_shared) */
 #define CLQ_ST_WORDS 37
 
 /* What clear_kernel (cl/segments.cl) clears before a sort, in status[CLQ_ST_CLEAR]. */
