@@ -369,11 +369,10 @@ void clq_lqsort_body(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
     const uint nleaves = status[CLQ_ST_ERROR] || status[CLQ_ST_CUR_SEQS] ? 0u
                                                                          : min(status[CLQ_ST_LEAVES], status[CLQ_ST_LEAF_CAP]);
 
-    /* groups past the records have none to sort (the grid fills the device whatever the
-     * records); a round with none leaves the counter at 0 for a later round's phase two */
-    if (get_group_id(0) >= nleaves)
-        return;
-    /* 64-bit: near 2^32 one-key records, r + groups would wrap past nleaves */
+    /* groups past the records find none (the grid fills the device whatever the records), and
+     * a round with none leaves the counter at 0 for a later round's phase two: records
+     * outnumbering the groups are the only case that takes from it. 64-bit: near 2^32 one-key
+     * records, r + groups would wrap past nleaves */
     const int shared = clq_lq_takes_shared(nleaves);
     for (ulong r = clq_lq_take(status, shared, lm); r < nleaves; r = clq_lq_next(status, shared, r, lm)) {
         const clq_leaf leaf = leaves[r];
