@@ -296,15 +296,19 @@ static void chain_with_program_kernels(void)
     clSetKernelArg(make, 0, sizeof k, &k);
     clSetKernelArg(add_one, 0, sizeof k, &k);
     const size_t global = N;
-    cl_event made, sorted, resorted, read;
+    cl_event made = NULL, sorted = NULL, resorted = NULL, read = NULL;
     err = clEnqueueNDRangeKernel(other, make, 1, NULL, &global, NULL, 0, NULL, &made);
     clFlush(other);
     clqsort_status s = clqsort_enqueue_sort(ctx, k, 0, NULL, 0, N, CLQSORT_KEY_UINT32, 0, 0, 1, &made, &sorted);
     CHECK(s == CLQSORT_SUCCESS, "sort after the program's kernel: %s", clqsort_last_error(ctx));
+    if (!sorted)
+        goto done;
     err |= clEnqueueNDRangeKernel(queue, add_one, 1, NULL, &global, NULL, 1, &sorted, NULL);
     s = clqsort_enqueue_sort_segments(ctx, k, 0, NULL, 0, N, CLQSORT_KEY_UINT32, 0, bb, NULL, 2, CLQSORT_DESCENDING,
                                       0, NULL, &resorted);
     CHECK(s == CLQSORT_SUCCESS, "segmented sort after the program's kernel: %s", clqsort_last_error(ctx));
+    if (!resorted)
+        goto done; /* failed above: no event to chain on (a crash would hide the checks after) */
     static uint32_t out[N], expect[N];
     err |= clEnqueueReadBuffer(queue, k, CL_FALSE, 0, sizeof out, out, 1, &resorted, &read);
     CHECK(err == CL_SUCCESS, "the program's commands: %d", err);
@@ -323,7 +327,13 @@ static void chain_with_program_kernels(void)
                              NULL, 0, N, offs, ends, 2, why, sizeof why),
           "make -> sort -> add one -> segmented sort: %s", why);
     CHECK(clqsort_finish(ctx) == CLQSORT_SUCCESS, "clqsort_finish after the chain: %s", clqsort_last_error(ctx));
-    clReleaseEvent(made), clReleaseEvent(sorted), clReleaseEvent(resorted), clReleaseEvent(read);
+done:
+    (void)clFinish(queue);
+    (void)clFinish(other);
+    const cl_event events[] = {made, sorted, resorted, read};
+    for (int i = 0; i < 4; i++)
+        if (events[i])
+            clReleaseEvent(events[i]);
     clReleaseKernel(make), clReleaseKernel(add_one), clReleaseProgram(prog), clReleaseCommandQueue(other);
     clReleaseMemObject(k), clReleaseMemObject(bb);
 }
