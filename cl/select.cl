@@ -38,8 +38,9 @@
  *   select_sort_kernel    one group, for k <= CLQ_SEL_SORT_MAX: from those counts (and, if
  *                         needed, further levels over the candidates) narrows the range until
  *                         at most CLQ_SEL_SORT_MAX candidates lie below its end, sorts those in
- *                         local memory and puts the answer in place as the two kernels below
- *                         do, one step after the other. For larger k:
+ *                         local memory and puts the answer in place by the steps of the two
+ *                         kernels below, one after the other, with the marks and holes in
+ *                         local memory too (clq_sel_place_group). For larger k:
  *   select_buckets_kernel sorts each of the gather's buckets in local memory, in place, and
  *                         then the candidates are sorted (status[CLQ_ST_SEL_SORTED]). Where the
  *                         gather appended them instead, the program of 64-bit keys sorts them
@@ -852,6 +853,87 @@ inline void clq_sel_bitonic_phase(__local ulong *x, uint size, uint len, uint ga
     }
 }
 
+/* Positions j < k of select_sort_kernel's placement: work-item j % CLQ_GQ_WG's, in its round
+ * j / CLQ_GQ_WG. */
+#define CLQ_SEL_ROUNDS ((CLQ_SEL_SORT_MAX + CLQ_GQ_WG - 1u) / CLQ_GQ_WG)
+
+/* select_sort_kernel's placement of its sorted answer x[0, k) (at CLQ_SEL_SLOT): the steps of
+ * clq_sel_stash and clq_sel_place, with the marks and holes in local memory (k of each; `words`:
+ * the holes listed, those filled, whether the placement goes on) and each work-item's values of
+ * the answer in registers between the steps. A group alone on the device waits for each global
+ * access in turn: the two steps' global atomics and reads of cand took most of its time there
+ * (docs/PERFORMANCE.md). Every work-item calls it; the checks are made once, by work-item 0, so
+ * that all leave together. */
+inline void clq_sel_place_group(CLQ_SELECT_PARAMS, __local const ulong *x, __local uchar *marks, __local uint *holes,
+                                __local uint *words)
+{
+    (void)cand;
+    (void)cap;
+    (void)launch;
+    const uint lid = get_local_id(0);
+    for (uint j = lid; j < k; j += CLQ_GQ_WG)
+        marks[j] = 0;
+    if (lid == 0) {
+        if (sel[CLQ_SEL_TAKEN] != status[CLQ_ST_COUNT])
+            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
+        words[0] = words[1] = 0;
+        words[2] = clq_sel_may_place(sel, status);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (!words[2])
+        return;
+    CLQ_IF_PAIRS(clq_value answer[CLQ_SEL_ROUNDS];)
+    for (uint r = 0; r < CLQ_SEL_ROUNDS; r++) {
+        const uint i = lid + r * CLQ_GQ_WG;
+        if (i >= k)
+            break;
+        const uint pos = CLQ_SEL_POSITION(x[CLQ_SEL_SLOT(i)], pbits);
+        if (pos >= n) { /* cannot happen: a composite names one of the n keys; nothing moves */
+            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
+            continue;
+        }
+        CLQ_IF_PAIRS(answer[r] = vals[value_offset + pos];)
+        if (pos < k)
+            marks[pos] = 1;
+        else
+            holes[atomic_inc(&words[0])] = pos;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (lid == 0)
+        words[2] = !status[CLQ_ST_ERROR];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!words[2])
+        return;
+    /* position j's key, where it is not the answer's, into a hole: every load of the work-item
+     * first, then the stores (no other work-item reads position j, and the holes lie at k or
+     * after) */
+    clq_key moving[CLQ_SEL_ROUNDS];
+    CLQ_IF_PAIRS(clq_value moving_value[CLQ_SEL_ROUNDS];)
+    for (uint r = 0; r < CLQ_SEL_ROUNDS; r++) {
+        const uint j = lid + r * CLQ_GQ_WG;
+        if (j < k && !marks[j]) {
+            moving[r] = keys[key_offset + j];
+            CLQ_IF_PAIRS(moving_value[r] = vals[value_offset + j];)
+        }
+    }
+    for (uint r = 0; r < CLQ_SEL_ROUNDS; r++) {
+        const uint j = lid + r * CLQ_GQ_WG;
+        if (j >= k)
+            break;
+        if (!marks[j]) {
+            const uint f = atomic_inc(&words[1]);
+            if (f >= words[0]) { /* cannot happen: as many holes as unmarked positions */
+                atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
+                continue;
+            }
+            keys[key_offset + holes[f]] = moving[r];
+            CLQ_IF_PAIRS(vals[value_offset + holes[f]] = moving_value[r];)
+        }
+        keys[key_offset + j] = clq_from_code((clq_code)(x[CLQ_SEL_SLOT(j)] >> pbits));
+        CLQ_IF_PAIRS(vals[value_offset + j] = answer[r];)
+    }
+}
+
 /* One group, when k <= CLQ_SEL_SORT_MAX (the host's choice), in place of the 64-bit program's
  * sort: the same levels narrow the candidates cand[0, m) again, in local memory, until at most
  * CLQ_SEL_SORT_MAX lie below the range's end (the first level's counts come from the gather);
@@ -873,6 +955,8 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     __local uint pick[3];
     __local uint taken;
+    __local uchar marks[CLQ_SEL_SORT_MAX];
+    __local uint holes[CLQ_SEL_SORT_MAX], words[3];
     if (status[CLQ_ST_SEL_SHORT]) /* the gather found the selection unfinished: the host goes on */
         return;
     const uint lid = get_local_id(0), m = status[CLQ_ST_COUNT]; /* <= cap: the pick clamps it */
@@ -905,10 +989,12 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
         barrier(CLK_LOCAL_MEM_FENCE); /* pick[] read before the next level's pick */
     }
     if (lid == 0)
-        taken = 0;
+        taken = counted ? m : 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint width = clq_sel_width(s.level, top);
     const ulong base = s.base;
+    /* after levels here, the candidates below the range's end (contending for one counter);
+     * without, every candidate: the gather took only those (and m <= CLQ_SEL_SORT_MAX) */
 #define CLQ_SEL_TAKE_CAND(i, c)                                                                    \
     do {                                                                                           \
         if ((c) < base || clq_sel_inside((c), base, width)) {                                      \
@@ -917,7 +1003,11 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
                 loc.keys[CLQ_SEL_SLOT(at_)] = (c);                                                 \
         }                                                                                          \
     } while (0)
-    CLQ_SEL_GROUP_EACH(m, ulong, CLQ_SEL_LOAD_CAND, CLQ_SEL_TAKE_CAND);
+#define CLQ_SEL_COPY_CAND(i, c) (loc.keys[CLQ_SEL_SLOT(i)] = (c))
+    if (counted)
+        CLQ_SEL_GROUP_EACH(min(m, CLQ_SEL_SORT_MAX), ulong, CLQ_SEL_LOAD_CAND, CLQ_SEL_COPY_CAND);
+    else
+        CLQ_SEL_GROUP_EACH(m, ulong, CLQ_SEL_LOAD_CAND, CLQ_SEL_TAKE_CAND);
     barrier(CLK_LOCAL_MEM_FENCE);
     /* k <= taken <= CLQ_SEL_SORT_MAX unless the candidates were miscounted: then sort nothing */
     const uint got = taken >= k && taken <= CLQ_SEL_SORT_MAX ? taken : 0u;
@@ -936,14 +1026,8 @@ void select_sort_kernel(CLQ_SELECT_PARAMS)
             clq_sel_bitonic_phase(loc.keys, size, len, gap);
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-    for (uint i = lid; i < (got ? k : 0u); i += CLQ_GQ_WG)
-        cand[i] = loc.keys[CLQ_SEL_SLOT(i)];
-    barrier(CLK_GLOBAL_MEM_FENCE);
     if (got)
-        clq_sel_stash(CLQ_SELECT_ARGS, lid, CLQ_GQ_WG);
-    barrier(CLK_GLOBAL_MEM_FENCE);
-    if (got)
-        clq_sel_place(CLQ_SELECT_ARGS, lid, CLQ_GQ_WG);
+        clq_sel_place_group(CLQ_SELECT_ARGS, loc.keys, marks, holes, words);
 }
 
 #endif
