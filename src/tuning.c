@@ -189,12 +189,14 @@ cl_ulong clq_local_bytes(const clq_tuning *t, unsigned elem_bytes, int phase)
 }
 
 /* The most local memory of a selection's kernels (select.cl): CLQ_SEL_BINS counts or the
- * one-group sort's CLQ_SEL_SORT_MAX composites in the same space, a stage of composites, the
- * scan, a few words. */
+ * one-group sort's CLQ_SEL_SORT_MAX composites in the same space; beside them a level's stage of
+ * composites or the one-group sort's marks (a byte each) and holes (a word each); the scan, a
+ * few words. */
 cl_ulong clq_select_local_bytes(const clq_tuning *t)
 {
     const cl_ulong bins = 4ull * CLQ_SEL_BINS, keys = 8ull * CLQ_SEL_SORT_MAX;
-    return (bins > keys ? bins : keys) + 8ull * CLQ_SEL_KEEP_STAGE + 8ull * t->gq_wg + 64;
+    const cl_ulong stage = 8ull * CLQ_SEL_KEEP_STAGE, placement = 5ull * CLQ_SEL_SORT_MAX;
+    return (bins > keys ? bins : keys) + (stage > placement ? stage : placement) + 8ull * t->gq_wg + 64;
 }
 
 cl_ulong clq_device_local_bytes(const clqsort_context *ctx)
