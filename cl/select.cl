@@ -22,7 +22,8 @@
  *                         first range may fall short of k composites (src/sort.c,
  *                         select_levels); a blocking call enqueues one level first
  *                         (select_first_round), and the rest only if the gather says so.
- *   select_gather_kernel  zeroes the k marks of the placement (below) with the whole grid,
+ *   select_gather_kernel  zeroes the k marks of the placement (below) with the whole grid
+ *                         where k > CLQ_SEL_SORT_MAX (the one-group sort keeps its own), and
  *                         picks from the last level's counts as a level does. If the selection
  *                         is not done, it sets status[CLQ_ST_SEL_SHORT] and the candidates'
  *                         count to 0, and every later kernel of the round moves nothing (the
@@ -537,8 +538,8 @@ void select_gather_kernel(CLQ_SELECT_PARAMS)
     __local uint staged, first, largest;
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     __local uint pick[3];
-    for (ulong i = get_global_id(0); i < k; i += get_global_size(0))
-        sel[CLQ_SEL_WORDS + i] = 0; /* the marks, for select_stash_kernel */
+    for (ulong i = get_global_id(0); k > CLQ_SEL_SORT_MAX && i < k; i += get_global_size(0))
+        sel[CLQ_SEL_WORDS + i] = 0; /* the marks, for select_stash_kernel (one group keeps its own) */
     if (clq_sel_idle(sel, launch, n, k, 0u))
         return;
     const clq_sel_state was = clq_sel_load(sel, launch - 1u);
@@ -718,6 +719,24 @@ inline uint clq_sel_may_place(__global const uint *sel, __global const uint *sta
     return !status[CLQ_ST_ERROR] && !status[CLQ_ST_SEL_SHORT] && sel[CLQ_SEL_TAKEN] == status[CLQ_ST_COUNT];
 }
 
+/* The placement's first step for one answer key, at input position pos: its value into STASH
+ * (pairs), then its position marked (below k) or listed among the holes, `listed` counting them.
+ * marks and holes are global for the separate kernels, local in select_sort_kernel's group. A
+ * position past n cannot happen (a composite names one of the n keys): it is reported, and the
+ * placement's second step then moves nothing. */
+#define CLQ_SEL_STASH_ONE(pos, STASH, marks, holes, listed)                                        \
+    do {                                                                                           \
+        if ((pos) >= n) {                                                                          \
+            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);                                      \
+        } else {                                                                                   \
+            CLQ_IF_PAIRS(STASH = vals[value_offset + (pos)];)                                      \
+            if ((pos) < k)                                                                         \
+                (marks)[pos] = 1;                                                                  \
+            else                                                                                   \
+                (holes)[atomic_inc(listed)] = (pos);                                               \
+        }                                                                                          \
+    } while (0)
+
 /* The two steps that put the answer cand[0, k) in place, each over i = first, first + step, ...
  * below k: their own launches, or one after the other in select_sort_kernel's group. If one
  * may not run, the keys stay as they are. */
@@ -735,15 +754,7 @@ inline void clq_sel_stash(CLQ_SELECT_PARAMS, ulong first, ulong step)
         return;
     for (ulong i = first; i < k; i += step) {
         const uint pos = CLQ_SEL_POSITION(cand[i], pbits);
-        if (pos >= n) { /* cannot happen: a composite names one of the n keys; never moved */
-            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
-            continue;
-        }
-        CLQ_IF_PAIRS(stash[i] = vals[value_offset + pos];)
-        if (pos < k)
-            marks[pos] = 1;
-        else
-            holes[atomic_inc(&sel[CLQ_SEL_HOLES])] = pos;
+        CLQ_SEL_STASH_ONE(pos, stash[i], marks, holes, &sel[CLQ_SEL_HOLES]);
     }
 }
 
@@ -888,15 +899,7 @@ inline void clq_sel_place_group(CLQ_SELECT_PARAMS, __local const ulong *x, __loc
         if (i >= k)
             break;
         const uint pos = CLQ_SEL_POSITION(x[CLQ_SEL_SLOT(i)], pbits);
-        if (pos >= n) { /* cannot happen: a composite names one of the n keys; nothing moves */
-            atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_SELECT);
-            continue;
-        }
-        CLQ_IF_PAIRS(answer[r] = vals[value_offset + pos];)
-        if (pos < k)
-            marks[pos] = 1;
-        else
-            holes[atomic_inc(&words[0])] = pos;
+        CLQ_SEL_STASH_ONE(pos, answer[r], marks, holes, &words[0]);
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     if (lid == 0)
