@@ -26,6 +26,13 @@ static const char *const source =
     "    uint x = (uint)get_global_id(0);\n"
     "    for (uint i = 0; i < n; i++) x = x * 1664525u + 1013904223u;\n"
     "    if (x == 12345u) p[0] = x;\n"
+    "}\n"
+    "__kernel void words(__global uint *p, uint16 a, uint16 b) {\n"
+    "    const uint i = (uint)get_global_id(0);\n"
+    "    union { uint16 v[2]; uint w[32]; } u;\n"
+    "    u.v[0] = a;\n"
+    "    u.v[1] = b;\n"
+    "    if (i < 32u) p[i] = u.w[i];\n"
     "}\n";
 
 enum { WORDS = 64 };
@@ -33,13 +40,14 @@ enum { WORDS = 64 };
 typedef struct bench {
     cl_command_queue q;
     cl_kernel k, busy; /* busy: the last launch of the *_BUSY cases, BUSY_STEPS steps a work-item */
+    cl_kernel words;   /* SORT_SHAPE_WORDS_KERNEL: the status words from its arguments */
     cl_mem status;
     cl_uint *pageable, *pinned; /* 2 * WORDS each: in, out */
     size_t global, local;
 } bench;
 
 typedef enum { LAUNCHES, SORT_SHAPE_PAGEABLE, SORT_SHAPE_PINNED, LAUNCHES_WITH_EVENTS, SORT_SHAPE_POLLED, SORT_SHAPE_BUSY,
-               SORT_SHAPE_BUSY_POLLED, CASES } shape;
+               SORT_SHAPE_BUSY_POLLED, SORT_SHAPE_WORDS_KERNEL, CASES } shape;
 
 /* About 0.1-0.2 ms of a GPU's time at the end of the *_BUSY cases: a wait that begins well
  * before the device is done, as a sort's does. */
@@ -69,8 +77,14 @@ static void run_case(const bench *b, shape s, int n, double *enqueue_ms, double 
     cl_uint *words = s == SORT_SHAPE_PAGEABLE ? b->pageable : b->pinned;
     const int words_around = s != LAUNCHES && s != LAUNCHES_WITH_EVENTS;
     cl_event done = NULL, ev[64];
-    if (words_around)
+    if (s == SORT_SHAPE_WORDS_KERNEL) { /* the words as two arguments of a launch of one group */
+        const size_t one = 64;
+        CHECK(clSetKernelArg(b->words, 1, 16 * sizeof(cl_uint), words));
+        CHECK(clSetKernelArg(b->words, 2, 16 * sizeof(cl_uint), words + 16));
+        CHECK(clEnqueueNDRangeKernel(b->q, b->words, 1, NULL, &one, &one, 0, NULL, NULL));
+    } else if (words_around) {
         CHECK(clEnqueueWriteBuffer(b->q, b->status, CL_FALSE, 0, WORDS * 4, words, 0, NULL, NULL));
+    }
     for (int i = 0; i < n; i++)
         CHECK(clEnqueueNDRangeKernel(b->q, busy && i + 1 == n ? b->busy : b->k, 1, NULL, &b->global, &b->local, 0, NULL,
                                      s == LAUNCHES_WITH_EVENTS ? &ev[i] : NULL));
@@ -130,6 +144,9 @@ int main(int argc, char **argv)
     const cl_uint steps = BUSY_STEPS;
     CHECK(clSetKernelArg(b.busy, 0, sizeof b.status, &b.status));
     CHECK(clSetKernelArg(b.busy, 1, sizeof steps, &steps));
+    b.words = clCreateKernel(p, "words", &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(b.words, 0, sizeof b.status, &b.status));
     b.local = 256;
     b.global = 256 * 132;
 
@@ -137,7 +154,8 @@ int main(int argc, char **argv)
                                             "same with mapped host words", "launches with events, clFinish",
                                             "mapped host words, the read's event polled",
                                             "mapped host words, the last launch busy, wait",
-                                            "mapped host words, the last launch busy, polled"};
+                                            "mapped host words, the last launch busy, polled",
+                                            "words by a launch's arguments, mapped words read, wait"};
     static const int counts[] = {1, 3, 12};
     double *enq = malloc(sizeof(double) * (size_t)runs), *tot = malloc(sizeof(double) * (size_t)runs);
     printf("device,case,launches,runs,enqueue_median_ms,total_median_ms,total_min_ms\n");
@@ -161,6 +179,7 @@ int main(int argc, char **argv)
     clReleaseMemObject(b.status);
     clReleaseKernel(b.k);
     clReleaseKernel(b.busy);
+    clReleaseKernel(b.words);
     clReleaseProgram(p);
     clReleaseCommandQueue(b.q);
     clReleaseContext(c);
