@@ -5,7 +5,9 @@
  * no two keys share and whose order is the sort's order with ties in input order. The k
  * smallest composites are the answer, so a radix selection finds a range of composites that
  * holds the k-th one and few others, and only the keys below its end are sorted:
- *   select_sample_kernel  one group: zeroes the words of `sel`, then chooses the first range,
+ *   select_sample_kernel  one group: writes the sort's status words where it brings them (its
+ *                         last four arguments; src/sort.c, sample_brings_status), zeroes the
+ *                         words of `sel`, then chooses the first range,
  *                         [0, 2^top), from a sample of the keys (CLQ_SEL_RANK: for small k at
  *                         least k keys lie inside it; for larger k a few more than k in all
  *                         likelihood, and if not the next launch starts again from every
@@ -55,7 +57,8 @@
  *                         [0, k), keys decoded from their composites. Each position j < k is one
  *                         work-item's: it reads key j before it writes it, and the holes lie at
  *                         k or after, so one launch does both.
- * All seven kernels take the same arguments, set once per sort (src/sort.c) but for `launch`:
+ * All seven kernels take the same arguments (the sample four more), set once per sort
+ * (src/sort.c) but for `launch`:
  * the sample is launch 0, the levels 1, 2, ..., the gather and the one-group sort the two after
  * them (it says which histogram and which copy of the state a launch reads and writes); a second
  * round's first level takes the number of the first round's gather, whose state it overwrites
@@ -329,14 +332,23 @@ inline clq_sel_state clq_sel_advance(__global const uint *sel, __global uint *st
  * over the input (all of them when there are fewer). The first level counts and keeps only the
  * keys inside it (for uniform keys, 2^26 of them and k <= 16384, about 1/300 of them). */
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
-void select_sample_kernel(CLQ_SELECT_PARAMS)
+void select_sample_kernel(CLQ_SELECT_PARAMS, uint16 words_lo, uint16 words_mid, uint8 words_hi, uint nwords)
 {
     (void)vals;
     (void)cand;
-    (void)status;
     (void)value_offset;
     (void)cap;
     (void)launch;
+    /* the sort's status words (the host's inputs, its outputs zeroed) where this launch brings
+     * them, in place of their write before it (src/sort.c, start_sort): nwords 0 or CLQ_ST_WORDS */
+    if (nwords) {
+        uint w[40];
+        vstore16(words_lo, 0, w);
+        vstore16(words_mid, 1, w);
+        vstore8(words_hi, 4, w);
+        for (uint i = get_local_id(0); i < nwords; i += CLQ_GQ_WG) /* groups of one work-item on CPUs */
+            status[i] = w[i];
+    }
     __local uint lengths[65 * CLQ_SEL_SPREAD]; /* samples by the bit length of their composite */
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     const uint lid = get_local_id(0), copy = lid % CLQ_SEL_SPREAD;

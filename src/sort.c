@@ -352,18 +352,24 @@ static int kernel_index(const clq_program *p, cl_kernel k)
 
 /* Every launch of the host: `groups` groups of `wg`, counted in stats, and with CLQSORT_PROFILE
  * timed under profile row `phase` (-1: not timed). */
-static clqsort_status enqueue_kernel(clqsort_context *ctx, cl_kernel k, const char *name, int phase, size_t groups,
-                                     size_t wg)
+static clqsort_status enqueue_kernel_after(clqsort_context *ctx, cl_kernel k, const char *name, int phase,
+                                           size_t groups, size_t wg, cl_uint nwait, const cl_event *wait)
 {
     const size_t global = groups * wg;
     cl_event *ev = phase >= 0 && ctx->profile && !ctx->enqueuing && ctx->nevents < CLQ_PROFILE_EVENTS
                        ? &ctx->events[ctx->nevents]
                        : NULL;
-    CLQ_CL(ctx, name, clEnqueueNDRangeKernel, (ctx->queue, k, 1, NULL, &global, &wg, 0, NULL, ev));
+    CLQ_CL(ctx, name, clEnqueueNDRangeKernel, (ctx->queue, k, 1, NULL, &global, &wg, nwait, wait, ev));
     ctx->stats.kernel_launches++;
     if (ev)
         ctx->event_phase[ctx->nevents++] = phase;
     return CLQSORT_SUCCESS;
+}
+
+static clqsort_status enqueue_kernel(clqsort_context *ctx, cl_kernel k, const char *name, int phase, size_t groups,
+                                     size_t wg)
+{
+    return enqueue_kernel_after(ctx, k, name, phase, groups, wg, 0, NULL);
 }
 
 clqsort_status clq_launch(clqsort_context *ctx, const clq_program *p, cl_kernel k, size_t groups, size_t wg)
@@ -380,8 +386,19 @@ static size_t fill_groups(const clqsort_context *ctx, const clq_tuning *t, size_
     return groups < resident ? groups : resident;
 }
 
-/* Enqueues the sort's status inputs (after the caller's events), clears the bucket pool if it
- * needs it and the segment windows: nothing the caller owns is touched yet. */
+/* Whether the status words come with the selection's first launch (select_sample_kernel) instead
+ * of their write: a partial sort of k <= CLQ_SEL_SORT_MAX in its first round, which clears
+ * nothing and launches nothing before the sample. On the H200 the write took the host 8.5-16.9
+ * us (timed by bench/time_layer.c) before the first launch could be enqueued; without it 2^26
+ * keys with k = 1024 took 0.168-0.173 ms against 0.183-0.192 (docs/PERFORMANCE.md, call 301). */
+static int sample_brings_status(const clq_plan *plan)
+{
+    return select_in_one_group(plan) && plan->select_from == 1 && !plan->stable && !plan->segments && !plan->records;
+}
+
+/* Enqueues the sort's status inputs (after the caller's events; or leaves them to the sample,
+ * sample_brings_status), clears the bucket pool if it needs it and the segment windows: nothing
+ * the caller owns is touched yet. */
 static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_uint nwait, const cl_event *wait)
 {
     cl_uint *st = plan->slot->in;
@@ -406,7 +423,8 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     const cl_ulong pool_words = clear & CLQ_CLEAR_POOL ? ctx->pool_bytes / 4 : 0;
     st[CLQ_ST_POOL_WORDS] = (cl_uint)pool_words;
     st[CLQ_ST_POOL_WORDS + 1] = (cl_uint)(pool_words >> 32);
-    CLQ_TRY(clq_write_status(ctx, plan->slot, nwait, wait));
+    if (!sample_brings_status(plan))
+        CLQ_TRY(clq_write_status(ctx, plan->slot, nwait, wait));
     /* The kernels leave every bucket record they use cleared, but a sort that failed half-way
      * would not, nor is a new buffer clear: the pool is cleared whole unless the last sort on it
      * succeeded, which keeps each sort independent without clearing it every time. A sort that
@@ -578,6 +596,27 @@ static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan 
     return enqueue_kernel(ctx, plan->select->select[i], clq_select_names[i], CLQ_SORT_PHASES + i, groups, t->gq_wg);
 }
 
+/* The selection's first launch (one group), with the status words and after the caller's events
+ * where it brings them (sample_brings_status). */
+static clqsort_status launch_sample(clqsort_context *ctx, const clq_plan *plan, cl_uint nwait, const cl_event *wait)
+{
+    const cl_kernel k = plan->select->select[CLQ_SELECT_SAMPLE];
+    const char *name = clq_select_names[CLQ_SELECT_SAMPLE];
+    const int brings = sample_brings_status(plan);
+    _Static_assert(CLQ_ST_WORDS <= 40, "the sample's three arguments hold 40 status words");
+    cl_uint words[40] = {0};
+    if (brings)
+        memcpy(words, plan->slot->in, CLQ_ST_WORDS * sizeof(cl_uint));
+    const cl_uint nwords = brings ? CLQ_ST_WORDS : 0u;
+    CLQ_CL(ctx, name, clSetKernelArg, (k, 12, 16 * sizeof(cl_uint), words));
+    CLQ_CL(ctx, name, clSetKernelArg, (k, 13, 16 * sizeof(cl_uint), words + 16));
+    CLQ_CL(ctx, name, clSetKernelArg, (k, 14, 8 * sizeof(cl_uint), words + 32));
+    CLQ_CL(ctx, name, clSetKernelArg, (k, 15, sizeof nwords, &nwords));
+    const clq_tuning *t = &plan->select->tuning;
+    return enqueue_kernel_after(ctx, k, name, CLQ_SORT_PHASES + CLQ_SELECT_SAMPLE, 1, t->gq_wg, brings ? nwait : 0,
+                                brings ? wait : NULL);
+}
+
 /* The selection's levels for any input (cl/select.cl). After a level the range holds the k-th
  * composite, so fewer than k lie below it, and at most 2^width inside it (composites are
  * distinct): the pick is done once k - 1 + 2^width <= cap, which the range of every composite
@@ -602,10 +641,10 @@ static unsigned select_levels(const clq_plan *plan)
  * clears the placement's marks); for k above the one group's, the sort of the gather's buckets
  * (which returns at once where it made none). A later round goes on from the levels before it,
  * whose state and counts the selection's words keep. */
-static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan)
+static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan, cl_uint nwait, const cl_event *wait)
 {
     if (plan->select_from == 1)
-        CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_SAMPLE, 1, 0));
+        CLQ_TRY(launch_sample(ctx, plan, nwait, wait));
     for (unsigned level = plan->select_from; level <= plan->select_to; level++)
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_HIST, plan->select_count, level));
     CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_GATHER, plan->select_count, plan->select_to + 1));
@@ -722,7 +761,7 @@ static clqsort_status enqueue_round(clqsort_context *ctx, clq_plan *plan, const 
     if (s == CLQSORT_SUCCESS && plan->stable && !more)
         s = launch_stable(ctx, plan, plan->stable->stable_pack, "stable_pack_kernel");
     if (s == CLQSORT_SUCCESS && plan->select)
-        s = launch_selection(ctx, plan);
+        s = launch_selection(ctx, plan, call->nwait, call->wait);
     if (s == CLQSORT_SUCCESS && plan->segments && !more)
         s = launch_segments(ctx, plan);
     if (s == CLQSORT_SUCCESS && select_in_one_group(plan)) /* the launch after the gather */

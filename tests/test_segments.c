@@ -228,15 +228,19 @@ static void host_refusals(void)
 }
 
 /* A sort waits for the events of its wait list: the keys are rewritten, through another queue,
- * while a user event holds it back, and the sort must see the new keys. */
-static void waits_for_its_events(void)
+ * while a user event holds it back, and the sort must see the new keys. With `partial`, a
+ * partial sort of k = 16 that selects its candidates first, whose first launch takes the wait
+ * list (and the status words) in place of the status words' write (src/sort.c,
+ * sample_brings_status). */
+static void waits_for_its_events(int partial)
 {
-    enum { N = 5000 };
-    static uint32_t first[N], second[N], out[N];
+    enum { MOST = 300007, K = 16 };
+    const size_t N = partial ? MOST : 5000;
+    static uint32_t first[MOST], second[MOST], out[MOST], ref[MOST];
     tu_generate(TU_UNIFORM, first, N, 1);
     tu_generate(TU_GAUSSIAN, second, N, 2);
     cl_int err;
-    cl_mem k = buffer(sizeof first, first, CL_MEM_READ_WRITE);
+    cl_mem k = buffer(N * 4, first, CL_MEM_READ_WRITE);
     cl_event gate = clCreateUserEvent(clctx, &err);
     cl_device_id dev = clqsort_cl_device(ctx);
 #pragma GCC diagnostic push
@@ -244,8 +248,11 @@ static void waits_for_its_events(void)
     cl_command_queue other = clCreateCommandQueue(clctx, dev, 0, &err);
 #pragma GCC diagnostic pop
     cl_event done = NULL;
-    clqsort_status s = clqsort_enqueue_sort(ctx, k, 0, NULL, 0, N, CLQSORT_KEY_UINT32, 0, 0, 1, &gate, &done);
-    CHECK(s == CLQSORT_SUCCESS && done, "enqueue behind a user event: %d: %s", s, clqsort_last_error(ctx));
+    clqsort_status s = partial ? clqsort_enqueue_partial_sort(ctx, k, 0, NULL, 0, N, CLQSORT_KEY_UINT32, 0, K, 0, 1,
+                                                              &gate, &done)
+                               : clqsort_enqueue_sort(ctx, k, 0, NULL, 0, N, CLQSORT_KEY_UINT32, 0, 0, 1, &gate, &done);
+    CHECK(s == CLQSORT_SUCCESS && done, "enqueue behind a user event%s: %d: %s", partial ? " (partial)" : "", s,
+          clqsort_last_error(ctx));
     /* a sort that ignored its wait list would have finished after a flush and a while */
     clFlush(queue);
     cl_int state = CL_COMPLETE;
@@ -254,7 +261,7 @@ static void waits_for_its_events(void)
         clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL);
     }
     CHECK(state != CL_COMPLETE, "the sort completed before its wait list had");
-    err = clEnqueueWriteBuffer(other, k, CL_TRUE, 0, sizeof second, second, 0, NULL, NULL);
+    err = clEnqueueWriteBuffer(other, k, CL_TRUE, 0, N * 4, second, 0, NULL, NULL);
     CHECK(err == CL_SUCCESS, "rewriting the keys: %d", err);
     clSetUserEventStatus(gate, CL_COMPLETE);
     if (done) {
@@ -262,9 +269,21 @@ static void waits_for_its_events(void)
         clReleaseEvent(done);
     }
     CHECK(clqsort_finish(ctx) == CLQSORT_SUCCESS, "clqsort_finish: %s", clqsort_last_error(ctx));
-    read_back(k, sizeof out, out);
+    read_back(k, N * 4, out);
     char why[256];
-    CHECK(tu_verify(second, out, N, why, sizeof why), "the sort behind the user event: %s", why);
+    if (partial) { /* the K smallest of the new keys in order, the whole a permutation of them */
+        clqsort_stats st = {0};
+        clqsort_get_stats(ctx, &st);
+        CHECK(st.selected_keys >= K, "the partial sort behind the user event did not select (%u candidates)",
+              st.selected_keys);
+        memcpy(ref, second, N * 4);
+        tu_sort_typed(CLQSORT_KEY_UINT32, 0, ref, N);
+        CHECK(!memcmp(out, ref, K * 4), "the partial sort behind the user event: the first %d keys are wrong", K);
+        tu_sort_typed(CLQSORT_KEY_UINT32, 0, out, N);
+        CHECK(!memcmp(out, ref, N * 4), "the partial sort behind the user event: not a permutation of the new keys");
+    } else {
+        CHECK(tu_verify(second, out, N, why, sizeof why), "the sort behind the user event: %s", why);
+    }
     clReleaseEvent(gate);
     clReleaseCommandQueue(other);
     clReleaseMemObject(k);
@@ -1047,7 +1066,8 @@ int main(int argc, char **argv)
     host_arrays(tiny ? 1500 : 300007, &info);
     if (!tiny) {
         long_segments(&info);
-        waits_for_its_events();
+        waits_for_its_events(0);
+        waits_for_its_events(1);
         chain_with_program_kernels();
         many_in_flight();
         trivial_and_release();
