@@ -526,6 +526,24 @@ inline uint clq_scan_counts(__local uint *cnt, __local uint *first, uint n, __lo
     return total;
 }
 
+/* The sort's status words (the host's inputs, its outputs zeroed) where the host's first launch
+ * of a sort brings them as its last four arguments instead of writing them before it (src/sort.c,
+ * words_by_launch): nwords CLQ_ST_WORDS, else 0. The kernel's one group writes them, its `wg`
+ * work-items taking them in turn (one work-item on CPUs). */
+#define CLQ_WORDS_PARAMS uint16 words_lo, uint16 words_mid, uint8 words_hi, uint nwords
+#define CLQ_WORDS_ARGS words_lo, words_mid, words_hi, nwords
+inline void clq_bring_words(__global uint *status, uint16 lo, uint16 mid, uint8 hi, uint nwords, uint wg)
+{
+    if (!nwords)
+        return;
+    uint w[40];
+    vstore16(lo, 0, w);
+    vstore16(mid, 1, w);
+    vstore8(hi, 4, w);
+    for (uint i = get_local_id(0); i < nwords; i += wg)
+        status[i] = w[i];
+}
+
 /* The buffers every kernel takes first: the caller's keys and values and their scratch, and a
  * segmented sort's segment offsets (segments.cl; NULL otherwise). */
 #define CLQ_BUFFER_PARAMS                                                                         \

@@ -300,9 +300,11 @@ void clq_choose_root_slices(__global const clq_key *keys, __global uint *status,
 
 __kernel __attribute__((reqd_work_group_size(CLQ_RL_WG, 1, 1)))
 void relauncher_kernel(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_bucket *pool,
-                       __global clq_leaf *leaves, __global uint *status)
+                       __global clq_leaf *leaves, __global uint *status, CLQ_WORDS_PARAMS)
 {
     __local uint scan_tmp[2 * CLQ_RL_WG];
+    clq_bring_words(status, CLQ_WORDS_ARGS, CLQ_RL_WG);
+    barrier(CLK_GLOBAL_MEM_FENCE); /* the words before the body reads them */
     clq_relauncher_body(CLQ_BUFFER_ARGS_AT(status), lists, pool, leaves, status, 0u, 1u, scan_tmp, CLQ_RL_WG);
     __local clq_slice_local lm;
     barrier(CLK_GLOBAL_MEM_FENCE);

@@ -5,13 +5,12 @@
  * no two keys share and whose order is the sort's order with ties in input order. The k
  * smallest composites are the answer, so a radix selection finds a range of composites that
  * holds the k-th one and few others, and only the keys below its end are sorted:
- *   select_sample_kernel  one group: writes the sort's status words where it brings them (its
- *                         last four arguments; src/sort.c, sample_brings_status), zeroes the
- *                         words of `sel`, then chooses the first range,
- *                         [0, 2^top), from a sample of the keys (CLQ_SEL_RANK: for small k at
- *                         least k keys lie inside it; for larger k a few more than k in all
- *                         likelihood, and if not the next launch starts again from every
- *                         composite).
+ *   select_sample_kernel  one group: writes the sort's status words where it brings them
+ *                         (clq_bring_words), zeroes the words of `sel`, then chooses the
+ *                         first range, [0, 2^top), from a sample of the keys (CLQ_SEL_RANK:
+ *                         for small k at least k keys lie inside it; for larger k a few more
+ *                         than k in all likelihood, and if not the next launch starts again
+ *                         from every composite).
  *   select_hist_kernel    one level: every group first picks, from the previous level's counts,
  *                         the bucket that holds the k-th composite as the new range (the same
  *                         pick in every group: clq_sel_advance); then the keys inside the range
@@ -332,23 +331,14 @@ inline clq_sel_state clq_sel_advance(__global const uint *sel, __global uint *st
  * over the input (all of them when there are fewer). The first level counts and keeps only the
  * keys inside it (for uniform keys, 2^26 of them and k <= 16384, about 1/300 of them). */
 __kernel __attribute__((reqd_work_group_size(CLQ_GQ_WG, 1, 1)))
-void select_sample_kernel(CLQ_SELECT_PARAMS, uint16 words_lo, uint16 words_mid, uint8 words_hi, uint nwords)
+void select_sample_kernel(CLQ_SELECT_PARAMS, CLQ_WORDS_PARAMS)
 {
     (void)vals;
     (void)cand;
     (void)value_offset;
     (void)cap;
     (void)launch;
-    /* the sort's status words (the host's inputs, its outputs zeroed) where this launch brings
-     * them, in place of their write before it (src/sort.c, start_sort): nwords 0 or CLQ_ST_WORDS */
-    if (nwords) {
-        uint w[40];
-        vstore16(words_lo, 0, w);
-        vstore16(words_mid, 1, w);
-        vstore8(words_hi, 4, w);
-        for (uint i = get_local_id(0); i < nwords; i += CLQ_GQ_WG) /* groups of one work-item on CPUs */
-            status[i] = w[i];
-    }
+    clq_bring_words(status, CLQ_WORDS_ARGS, CLQ_GQ_WG); /* read by later launches only */
     __local uint lengths[65 * CLQ_SEL_SPREAD]; /* samples by the bit length of their composite */
     __local uint scan_tmp[2 * CLQ_GQ_WG];
     const uint lid = get_local_id(0), copy = lid % CLQ_SEL_SPREAD;

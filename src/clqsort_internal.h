@@ -343,6 +343,9 @@ typedef struct clq_plan {
     cl_uint tiles;   /* the tile path's tiles of lq_max keys (path_host_loop.c); 0: phase one */
     int records;     /* runs the relauncher (phase one, phase two): needs the work lists, bucket
                       * pool and phase-two list; the tile path and one-group selections do not */
+    int words_by_launch;  /* this round's status words come with its first launch (sort.c) */
+    cl_uint nwait;        /* the caller's events: that launch's, else the words' write's */
+    const cl_event *wait;
 } clq_plan;
 clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan);
 clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan);
@@ -350,6 +353,8 @@ clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan
 /* sort.c, for both paths: enqueues kernel k of the program (counted in stats). Raises its own
  * failure. */
 clqsort_status clq_launch(clqsort_context *ctx, const clq_program *p, cl_kernel k, size_t groups, size_t wg);
+/* The relauncher's launch, one group, with the status words where it brings them (sort.c). */
+clqsort_status clq_launch_relauncher(clqsort_context *ctx, const clq_plan *plan);
 
 /* ---- pending.c: every sort's status words, and sorts that finish after the call ----------
  * A sort takes a slot (clq_take_slot; with CLQSORT_MAX_PENDING in flight the oldest is collected

@@ -14,5 +14,5 @@ clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan
 {
     if (plan->segments) /* segemit_kernel started the chain (cl/segments.cl) */
         return CLQSORT_SUCCESS;
-    return clq_launch(ctx, plan->prog, plan->prog->relauncher, 1, plan->prog->tuning.rl_wg);
+    return clq_launch_relauncher(ctx, plan);
 }

@@ -51,7 +51,7 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
     size_t lq_groups = plan->leaf_cap < resident ? plan->leaf_cap : resident;
 
     if (!plan->segments && plan->level_from == 0) /* segemit_kernel prepared a segmented sort's roots */
-        CLQ_TRY(clq_launch(ctx, p, p->relauncher, 1, t->rl_wg));
+        CLQ_TRY(clq_launch_relauncher(ctx, plan));
     for (unsigned level = plan->level_from; level < plan->level_to; level++)
         CLQ_TRY(enqueue_level(ctx, p, level & 1u, count_groups, sort_groups));
     return clq_launch(ctx, p, p->lqsort, lq_groups, t->lq_wg);

@@ -386,20 +386,26 @@ static size_t fill_groups(const clqsort_context *ctx, const clq_tuning *t, size_
     return groups < resident ? groups : resident;
 }
 
-/* Whether the status words come with the selection's first launch (select_sample_kernel) instead
- * of their write: a partial sort of k <= CLQ_SEL_SORT_MAX in its first round, which clears
- * nothing and launches nothing before the sample. On the H200 the write took the host 8.5-16.9
- * us (timed by bench/time_layer.c) before the first launch could be enqueued; without it 2^26
- * keys with k = 1024 took 0.168-0.173 ms against 0.183-0.192 (docs/PERFORMANCE.md, call 301). */
-static int sample_brings_status(const clq_plan *plan)
+/* Whether the status words come with a round's first launch (clq_bring_words, cl/clqsort_common.h)
+ * instead of their write: where that launch is one group that reads none of them before it
+ * has written them, and nothing comes before it. The selection's sample in the first round of a
+ * partial sort of k <= CLQ_SEL_SORT_MAX, or the relauncher of a plain sort with nothing to
+ * clear. On the H200 the write took the host 8.5-16.9 us (timed by bench/time_layer.c) before
+ * the first launch could be enqueued; without it 2^26 keys with k = 1024 took 0.168-0.173 ms
+ * against 0.183-0.192 (docs/PERFORMANCE.md, call 301). */
+static int words_by_launch(const clq_plan *plan, cl_uint clear)
 {
-    return select_in_one_group(plan) && plan->select_from == 1 && !plan->stable && !plan->segments && !plan->records;
+    if (plan->stable || plan->segments || clear)
+        return 0;
+    if (plan->select)
+        return select_in_one_group(plan) && plan->select_from == 1;
+    return !plan->tiles;
 }
 
-/* Enqueues the sort's status inputs (after the caller's events; or leaves them to the sample,
- * sample_brings_status), clears the bucket pool if it needs it and the segment windows: nothing
- * the caller owns is touched yet. */
-static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_uint nwait, const cl_event *wait)
+/* Enqueues the sort's status inputs (after the caller's events; or leaves them to the first
+ * launch, words_by_launch), clears the bucket pool if it needs it and the segment windows:
+ * nothing the caller owns is touched yet. */
+static clqsort_status start_sort(clqsort_context *ctx, clq_plan *plan, cl_uint nwait, const cl_event *wait)
 {
     cl_uint *st = plan->slot->in;
     st[CLQ_ST_COUNT] = plan->count;
@@ -423,7 +429,10 @@ static clqsort_status start_sort(clqsort_context *ctx, const clq_plan *plan, cl_
     const cl_ulong pool_words = clear & CLQ_CLEAR_POOL ? ctx->pool_bytes / 4 : 0;
     st[CLQ_ST_POOL_WORDS] = (cl_uint)pool_words;
     st[CLQ_ST_POOL_WORDS + 1] = (cl_uint)(pool_words >> 32);
-    if (!sample_brings_status(plan))
+    plan->words_by_launch = words_by_launch(plan, clear);
+    plan->nwait = nwait;
+    plan->wait = wait;
+    if (!plan->words_by_launch)
         CLQ_TRY(clq_write_status(ctx, plan->slot, nwait, wait));
     /* The kernels leave every bucket record they use cleared, but a sort that failed half-way
      * would not, nor is a new buffer clear: the pool is cleared whole unless the last sort on it
@@ -596,25 +605,40 @@ static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan 
     return enqueue_kernel(ctx, plan->select->select[i], clq_select_names[i], CLQ_SORT_PHASES + i, groups, t->gq_wg);
 }
 
-/* The selection's first launch (one group), with the status words and after the caller's events
- * where it brings them (sample_brings_status). */
-static clqsort_status launch_sample(clqsort_context *ctx, const clq_plan *plan, cl_uint nwait, const cl_event *wait)
+/* A launch of one group of kernel k that may bring the status words (CLQ_WORDS_PARAMS, from
+ * argument `first`): the words and the caller's events where the round's words come with it
+ * (`brings`), else none (its arguments say so: they outlast the launch). */
+static clqsort_status launch_with_words(clqsort_context *ctx, const clq_plan *plan, int brings, cl_kernel k,
+                                        const char *name, int phase, cl_uint first, size_t wg)
 {
-    const cl_kernel k = plan->select->select[CLQ_SELECT_SAMPLE];
-    const char *name = clq_select_names[CLQ_SELECT_SAMPLE];
-    const int brings = sample_brings_status(plan);
-    _Static_assert(CLQ_ST_WORDS <= 40, "the sample's three arguments hold 40 status words");
+    _Static_assert(CLQ_ST_WORDS <= 40, "CLQ_WORDS_PARAMS hold 40 status words");
     cl_uint words[40] = {0};
     if (brings)
         memcpy(words, plan->slot->in, CLQ_ST_WORDS * sizeof(cl_uint));
     const cl_uint nwords = brings ? CLQ_ST_WORDS : 0u;
-    CLQ_CL(ctx, name, clSetKernelArg, (k, 12, 16 * sizeof(cl_uint), words));
-    CLQ_CL(ctx, name, clSetKernelArg, (k, 13, 16 * sizeof(cl_uint), words + 16));
-    CLQ_CL(ctx, name, clSetKernelArg, (k, 14, 8 * sizeof(cl_uint), words + 32));
-    CLQ_CL(ctx, name, clSetKernelArg, (k, 15, sizeof nwords, &nwords));
-    const clq_tuning *t = &plan->select->tuning;
-    return enqueue_kernel_after(ctx, k, name, CLQ_SORT_PHASES + CLQ_SELECT_SAMPLE, 1, t->gq_wg, brings ? nwait : 0,
-                                brings ? wait : NULL);
+    CLQ_CL(ctx, name, clSetKernelArg, (k, first, 16 * sizeof(cl_uint), words));
+    CLQ_CL(ctx, name, clSetKernelArg, (k, first + 1, 16 * sizeof(cl_uint), words + 16));
+    CLQ_CL(ctx, name, clSetKernelArg, (k, first + 2, 8 * sizeof(cl_uint), words + 32));
+    CLQ_CL(ctx, name, clSetKernelArg, (k, first + 3, sizeof nwords, &nwords));
+    return enqueue_kernel_after(ctx, k, name, phase, 1, wg, brings ? plan->nwait : 0, brings ? plan->wait : NULL);
+}
+
+/* The selection's first launch: its twelve shared arguments, then the words'. */
+static clqsort_status launch_sample(clqsort_context *ctx, const clq_plan *plan)
+{
+    return launch_with_words(ctx, plan, plan->words_by_launch, plan->select->select[CLQ_SELECT_SAMPLE],
+                             clq_select_names[CLQ_SELECT_SAMPLE], CLQ_SORT_PHASES + CLQ_SELECT_SAMPLE, 12,
+                             plan->select->tuning.gq_wg);
+}
+
+/* The relauncher: its ten buffers, then the words'. After a selection (whose sample or write
+ * brought them) it brings none. */
+clqsort_status clq_launch_relauncher(clqsort_context *ctx, const clq_plan *plan)
+{
+    const clq_program *p = plan->prog;
+    const clq_kernel_desc *d = &clq_kernel_table[kernel_index(p, p->relauncher)];
+    return launch_with_words(ctx, plan, plan->words_by_launch && !plan->select, p->relauncher, d->name, d->phase, 10,
+                             p->tuning.rl_wg);
 }
 
 /* The selection's levels for any input (cl/select.cl). After a level the range holds the k-th
@@ -641,10 +665,10 @@ static unsigned select_levels(const clq_plan *plan)
  * clears the placement's marks); for k above the one group's, the sort of the gather's buckets
  * (which returns at once where it made none). A later round goes on from the levels before it,
  * whose state and counts the selection's words keep. */
-static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan, cl_uint nwait, const cl_event *wait)
+static clqsort_status launch_selection(clqsort_context *ctx, const clq_plan *plan)
 {
     if (plan->select_from == 1)
-        CLQ_TRY(launch_sample(ctx, plan, nwait, wait));
+        CLQ_TRY(launch_sample(ctx, plan));
     for (unsigned level = plan->select_from; level <= plan->select_to; level++)
         CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_HIST, plan->select_count, level));
     CLQ_TRY(launch_select_kernel(ctx, plan, CLQ_SELECT_GATHER, plan->select_count, plan->select_to + 1));
@@ -755,13 +779,15 @@ static clqsort_status enqueue_round(clqsort_context *ctx, clq_plan *plan, const 
     plan->slot->seq_cap = plan->seq_cap;
     plan->slot->leaf_cap = plan->leaf_cap;
     plan->slot->selecting = plan->select != NULL;
+    if (more)
+        plan->words_by_launch = 0; /* the last round's are in place */
     clqsort_status s = more ? CLQSORT_SUCCESS : start_sort(ctx, plan, call->nwait, call->wait);
     plan->slot->may_stop_short = !call->enqueue && plan->select && plan->select_to < select_levels(plan);
     plan->slot->levels_short = plan->level_to < plan->levels;
     if (s == CLQSORT_SUCCESS && plan->stable && !more)
         s = launch_stable(ctx, plan, plan->stable->stable_pack, "stable_pack_kernel");
     if (s == CLQSORT_SUCCESS && plan->select)
-        s = launch_selection(ctx, plan, call->nwait, call->wait);
+        s = launch_selection(ctx, plan);
     if (s == CLQSORT_SUCCESS && plan->segments && !more)
         s = launch_segments(ctx, plan);
     if (s == CLQSORT_SUCCESS && select_in_one_group(plan)) /* the launch after the gather */

@@ -228,14 +228,14 @@ static void host_refusals(void)
 }
 
 /* A sort waits for the events of its wait list: the keys are rewritten, through another queue,
- * while a user event holds it back, and the sort must see the new keys. With `partial`, a
- * partial sort of k = 16 that selects its candidates first, whose first launch takes the wait
- * list (and the status words) in place of the status words' write (src/sort.c,
- * sample_brings_status). */
-static void waits_for_its_events(int partial)
+ * while a user event holds it back, and the sort must see the new keys. Three sorts: 5000 keys
+ * (the tile path; the status words' write takes the wait list), and 300007 keys in full (phase
+ * one) and with `partial` a partial sort of k = 16 that selects its candidates first, whose
+ * first launches take the wait list and the status words instead (src/sort.c,
+ * words_by_launch). */
+static void waits_for_its_events(size_t N, int partial)
 {
     enum { MOST = 300007, K = 16 };
-    const size_t N = partial ? MOST : 5000;
     static uint32_t first[MOST], second[MOST], out[MOST], ref[MOST];
     tu_generate(TU_UNIFORM, first, N, 1);
     tu_generate(TU_GAUSSIAN, second, N, 2);
@@ -1066,8 +1066,9 @@ int main(int argc, char **argv)
     host_arrays(tiny ? 1500 : 300007, &info);
     if (!tiny) {
         long_segments(&info);
-        waits_for_its_events(0);
-        waits_for_its_events(1);
+        waits_for_its_events(5000, 0);
+        waits_for_its_events(300007, 0);
+        waits_for_its_events(300007, 1);
         chain_with_program_kernels();
         many_in_flight();
         trivial_and_release();
