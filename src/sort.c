@@ -388,9 +388,9 @@ static size_t fill_groups(const clqsort_context *ctx, const clq_tuning *t, size_
 
 /* Whether the status words come with a round's first launch (clq_bring_words, cl/clqsort_common.h)
  * instead of their write: where that launch is one group that reads none of them before it
- * has written them, and nothing comes before it. The selection's sample in the first round of a
- * partial sort of k <= CLQ_SEL_SORT_MAX, or the relauncher of a plain sort with nothing to
- * clear. On the H200 the write took the host 8.5-16.9 us (timed by bench/time_layer.c) before
+ * has written them, and nothing comes before it: with a selection, its sample in the first
+ * round of a partial sort of k <= CLQ_SEL_SORT_MAX (a larger k's relauncher comes after the
+ * selection, so never it); else the relauncher of a plain sort with nothing to clear. On the H200 the write took the host 8.5-16.9 us (timed by bench/time_layer.c) before
  * the first launch could be enqueued; without it 2^26 keys with k = 1024 took 0.168-0.173 ms
  * against 0.183-0.192 (docs/PERFORMANCE.md, call 301). */
 static int words_by_launch(const clq_plan *plan, cl_uint clear)
@@ -631,14 +631,12 @@ static clqsort_status launch_sample(clqsort_context *ctx, const clq_plan *plan)
                              plan->select->tuning.gq_wg);
 }
 
-/* The relauncher: its ten buffers, then the words'. After a selection (whose sample or write
- * brought them) it brings none. */
+/* The relauncher: its ten buffers, then the words' (never after a selection: words_by_launch). */
 clqsort_status clq_launch_relauncher(clqsort_context *ctx, const clq_plan *plan)
 {
     const clq_program *p = plan->prog;
     const clq_kernel_desc *d = &clq_kernel_table[kernel_index(p, p->relauncher)];
-    return launch_with_words(ctx, plan, plan->words_by_launch && !plan->select, p->relauncher, d->name, d->phase, 10,
-                             p->tuning.rl_wg);
+    return launch_with_words(ctx, plan, plan->words_by_launch, p->relauncher, d->name, d->phase, 10, p->tuning.rl_wg);
 }
 
 /* The selection's levels for any input (cl/select.cl). After a level the range holds the k-th
