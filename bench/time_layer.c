@@ -15,16 +15,12 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl_layer.h>
 
+#include "../tests/cl_layer_info.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-#if defined(__GNUC__)
-#define EXPORT __attribute__((visibility("default")))
-#else
-#define EXPORT
-#endif
 
 enum {
     TL_SET_ARG,
@@ -145,20 +141,6 @@ static void write_records(void)
     pthread_mutex_unlock(&lock);
     if (f != stderr)
         fclose(f);
-}
-
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info name, size_t size, void *value, size_t *size_ret)
-{
-    if (name != CL_LAYER_API_VERSION)
-        return CL_INVALID_VALUE;
-    if (value) {
-        if (size < sizeof(cl_layer_api_version))
-            return CL_INVALID_VALUE;
-        *(cl_layer_api_version *)value = CL_LAYER_API_VERSION_100;
-    }
-    if (size_ret)
-        *size_ret = sizeof(cl_layer_api_version);
-    return CL_SUCCESS;
 }
 
 EXPORT CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const struct _cl_icd_dispatch *target,

@@ -9,17 +9,13 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl_layer.h>
 
+#include "cl_layer_info.h"
+
 #include "fault_layer.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__GNUC__)
-#define EXPORT __attribute__((visibility("default")))
-#else
-#define EXPORT
-#endif
 
 /* Every entry point the layer intercepts. */
 #define FL_ENTRIES(X)                                                                              \
@@ -344,20 +340,6 @@ static cl_int CL_API_CALL w_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_u
 }
 
 /* ---- the layer's interface to the ICD loader ------------------------------------------------ */
-
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info name, size_t size, void *value, size_t *size_ret)
-{
-    if (name != CL_LAYER_API_VERSION)
-        return CL_INVALID_VALUE;
-    if (value) {
-        if (size < sizeof(cl_layer_api_version))
-            return CL_INVALID_VALUE;
-        *(cl_layer_api_version *)value = CL_LAYER_API_VERSION_100;
-    }
-    if (size_ret)
-        *size_ret = sizeof(cl_layer_api_version);
-    return CL_SUCCESS;
-}
 
 EXPORT CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const struct _cl_icd_dispatch *target,
                                                    cl_uint *num_entries_ret, const struct _cl_icd_dispatch **layer)
