@@ -23,6 +23,8 @@
  *   CLQ_GQ_COUNT_COPIES   phase one's count pass: copies of its local counters (gqsort.cl); 1 where
  *                         missing
  *   CLQ_GQ_RANK_COPIES    phase one's sort pass: the same for its counters (gqsort.cl); 1 where missing
+ *   CLQ_GQ_QUADS          phase one's count pass: 16-byte loads in flight per work-item, 0 for one
+ *                         key a load (gqsort.cl); 0 where missing
  *   CLQ_ROOT_LEAD         1: a plain sort's root that keeps code slices leads (relauncher.cl); 0
  *                         where missing
  *   CLQ_FLOAT_DISTANCE    1: float and double roots may take the distance's slices (below); 0:

@@ -276,6 +276,50 @@ inline uint clq_last_ticket(volatile __global uint *done, uint nblocks, __local 
  * docs/PERFORMANCE.md, call 161). */
 #define CLQ_GQ_IN_FLIGHT 8u
 
+/* CLQ_GQ_QUADS (src/tuning.c, gq_quads): where above 0, a group of more than one work-item
+ * counts with 16-byte loads, that many in flight per work-item, from the block's first key at a
+ * 16-byte aligned address (whatever the sequence's start) to the last whole vector, the keys
+ * before and after it one by one; 0: one key a load, CLQ_GQ_IN_FLIGHT at once. A work-item's
+ * keys then lie next to each other in fours (twos for 8-byte keys), which only changes which keys
+ * a work-item's runs see. */
+#ifndef CLQ_GQ_QUADS
+#define CLQ_GQ_QUADS 0
+#endif
+#if defined(CLQ_KEY_UINT32)
+typedef uint4 clq_quad;
+#elif defined(CLQ_KEY_INT32)
+typedef int4 clq_quad;
+#elif defined(CLQ_KEY_FLOAT)
+typedef float4 clq_quad;
+#elif defined(CLQ_KEY_UINT64)
+typedef ulong2 clq_quad;
+#elif defined(CLQ_KEY_INT64)
+typedef long2 clq_quad;
+#else
+typedef ulong2 clq_quad; /* double keys are their bit patterns (clqsort_common.h) */
+#endif
+#if CLQ_CODE_BITS == 32
+#define CLQ_QUAD_EACH(v, EACH) EACH((v).s0) EACH((v).s1) EACH((v).s2) EACH((v).s3)
+#else
+#define CLQ_QUAD_EACH(v, EACH) EACH((v).s0) EACH((v).s1)
+#endif
+#define CLQ_QUAD_KEYS (16u / (uint)sizeof(clq_key))
+
+/* The n keys at src as 16-byte loads: `head` keys up to the first 16-byte aligned address, then
+ * `quads` whole vectors, then the rest, one by one. */
+typedef struct clq_quads {
+    uint head, quads;
+} clq_quads;
+
+inline clq_quads clq_quads_of(__global const clq_key *src, uint n)
+{
+    const uint misaligned = (uint)((size_t)src & 15u) / (uint)sizeof(clq_key);
+    clq_quads r;
+    r.head = min((CLQ_QUAD_KEYS - misaligned) % CLQ_QUAD_KEYS, n);
+    r.quads = (n - r.head) / CLQ_QUAD_KEYS;
+    return r;
+}
+
 /* A group of one work-item (CPUs) counts each key into its bucket's cell: the count and the code
  * range side by side, so that a key touches one cache line where the three arrays below took
  * three (2048 ways of them fill 24 KiB, most of a core's first-level cache); it copies the cells
@@ -529,6 +573,44 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
 #else
         uint run_b = 0, run_n = 0;
         clq_code run_min = CLQ_CODE_MAX, run_max = 0;
+        /* one key into the work-item's run */
+#define CLQ_GQ_COUNT_KEY(key)                                                                     \
+    {                                                                                             \
+        const clq_code c = clq_to_code(key);                                                      \
+        const uint b = clq_bucket_in(&blk, c);                                                    \
+        outside |= c < blk.lo || c > blk.hi; /* root slices: the root's full range */             \
+        if (b != run_b && run_n) {                                                                \
+            clq_count_run(lm, run_b, run_n, run_min, run_max, blk.ways, copies);                  \
+            run_n = 0;                                                                            \
+            run_min = CLQ_CODE_MAX;                                                               \
+            run_max = 0;                                                                          \
+        }                                                                                         \
+        run_b = b;                                                                                \
+        run_n++;                                                                                  \
+        run_min = min(run_min, c);                                                                \
+        run_max = max(run_max, c);                                                                \
+    }
+#if CLQ_GQ_QUADS
+        const clq_quads qs = clq_quads_of(src, blk.n);
+        const uint head = qs.head, quads = qs.quads, tail = head + quads * CLQ_QUAD_KEYS;
+        __global const clq_quad *q = (__global const clq_quad *)(src + head);
+        for (uint j0 = 0; j0 < quads; j0 += CLQ_GQ_QUADS * CLQ_GQ_WG) {
+            clq_quad v[CLQ_GQ_QUADS];
+            for (uint t = 0; t < CLQ_GQ_QUADS; t++) {
+                const uint j = j0 + t * CLQ_GQ_WG + lid;
+                if (j < quads)
+                    v[t] = q[j];
+            }
+            for (uint t = 0; t < CLQ_GQ_QUADS; t++)
+                if (j0 + t * CLQ_GQ_WG + lid < quads) {
+                    CLQ_QUAD_EACH(v[t], CLQ_GQ_COUNT_KEY)
+                }
+        }
+        for (uint i = lid; i < head; i += CLQ_GQ_WG)
+            CLQ_GQ_COUNT_KEY(src[i])
+        for (uint i = tail + lid; i < blk.n; i += CLQ_GQ_WG)
+            CLQ_GQ_COUNT_KEY(src[i])
+#else
         for (uint part = 0; part < blk.n; part += CLQ_GQ_UNIT)
         for (uint k0 = 0; k0 < CLQ_GQ_COUNT_K; k0 += CLQ_GQ_IN_FLIGHT) {
             /* CLQ_GQ_IN_FLIGHT loads before the first key is counted: with one at a time the
@@ -541,23 +623,12 @@ void clq_gqcount_body(CLQ_BUFFER_PARAMS, __global clq_seq *lists, __global clq_b
             }
             for (uint t = 0; t < CLQ_GQ_IN_FLIGHT; t++) {
                 const uint j = part + (k0 + t) * CLQ_GQ_WG + lid;
-                if (k0 + t < CLQ_GQ_COUNT_K && j < blk.n) {
-                    const clq_code c = clq_to_code(v[t]);
-                    const uint b = clq_bucket_in(&blk, c);
-                    outside |= c < blk.lo || c > blk.hi; /* root slices: the root's full range */
-                    if (b != run_b && run_n) {
-                        clq_count_run(lm, run_b, run_n, run_min, run_max, blk.ways, copies);
-                        run_n = 0;
-                        run_min = CLQ_CODE_MAX;
-                        run_max = 0;
-                    }
-                    run_b = b;
-                    run_n++;
-                    run_min = min(run_min, c);
-                    run_max = max(run_max, c);
-                }
+                if (k0 + t < CLQ_GQ_COUNT_K && j < blk.n)
+                    CLQ_GQ_COUNT_KEY(v[t])
             }
         }
+#endif
+#undef CLQ_GQ_COUNT_KEY
 #endif
 #if CLQ_GQ_WG > 1
         if (run_n)

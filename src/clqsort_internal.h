@@ -84,6 +84,9 @@ typedef struct clq_tuning {
                                * of 4-byte ones (clq_gq_value_parts); 0: keys and values together */
     unsigned gq_ways;     /* most buckets a phase-one pass splits a sequence into (power of 2) */
     unsigned gq_count_k;  /* keys per work-item of a count unit (phase one's count pass) */
+    unsigned gq_quads;    /* 0: the count pass loads one key a load; above 0, with more than one
+                           * work-item a group: 16-byte loads, this many in flight per work-item
+                           * (CLQ_GQ_QUADS, gqsort.cl) */
     unsigned gq_count_copies; /* the count pass's local counters in this many copies, work-item i
                                * counting into copy i % copies, so that neighbours in the input
                                * that share a bucket (ramps, clusters) do not queue a warp on one

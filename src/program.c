@@ -75,7 +75,7 @@ static clqsort_status compile(clqsort_context *ctx, clqsort_key_type type, int d
     char options[1024];
     snprintf(options, sizeof options,
              "-D%s%s%s%s%s -DCLQ_GQ_WG=%u -DCLQ_GQ_K=%u -DCLQ_GQ_WAYS=%u -DCLQ_GQ_COUNT_K=%u -DCLQ_LQ_WG=%u -DCLQ_LQ_WAYS=%u -DCLQ_LQ_MAX=%u -DCLQ_LQ_SMALL=%u "
-             "-DCLQ_FILL_CHUNK=%u -DCLQ_RL_WG=%u -DCLQ_SEG_NET=%u -DCLQ_GQ_VALUE_PARTS=%u -DCLQ_GQ_COUNT_COPIES=%u -DCLQ_GQ_RANK_COPIES=%u -DCLQ_ROOT_LEAD=%u -DCLQ_FLOAT_DISTANCE=%u",
+             "-DCLQ_FILL_CHUNK=%u -DCLQ_RL_WG=%u -DCLQ_SEG_NET=%u -DCLQ_GQ_VALUE_PARTS=%u -DCLQ_GQ_COUNT_COPIES=%u -DCLQ_GQ_RANK_COPIES=%u -DCLQ_ROOT_LEAD=%u -DCLQ_FLOAT_DISTANCE=%u -DCLQ_GQ_QUADS=%u",
              key_defines[type], descending ? " -DCLQ_DESCENDING" : "",
              value_bytes == 8 ? " -DCLQ_VALUE_BYTES=8" : value_bytes == 4 ? " -DCLQ_VALUE_BYTES=4" : "",
              ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? " -cl-std=CL2.0 -DCLQ_DEVICE_ENQUEUE" : "",
@@ -83,7 +83,7 @@ static clqsort_status compile(clqsort_context *ctx, clqsort_key_type type, int d
              t->gq_wg, t->gq_k, t->gq_ways, t->gq_count_k, t->lq_wg, t->lq_ways, t->lq_max, t->lq_small, t->fill_chunk, t->rl_wg,
              t->seg_net, clq_gq_value_parts(t, clq_key_bytes(type) + value_bytes), t->gq_count_copies,
              t->gq_rank_copies, t->root_lead,
-             type == CLQSORT_KEY_DOUBLE ? t->double_distance : t->float_distance);
+             type == CLQSORT_KEY_DOUBLE ? t->double_distance : t->float_distance, t->gq_quads);
 
     if (ctx->profile == 2) /* what tools/dump_program.c needs to build the same kernels */
         fprintf(stderr, "clqsort build options: %s\n", options);

@@ -60,13 +60,18 @@ static const tuning_entry table[] = {
      * (2^26: 2.155 ms, call 259). double_distance 1: uniform doubles pay 1.6 % (2^26 2.824 ms
      * against 2.780, call 265), but power-law doubles take 3 levels instead of 5-6, 1.04x
      * uniform instead of 1.62x at 2^24 and 1.31x instead of 1.67x at 2^26, and few-2 doubles at
-     * 2^24 1.23x instead of 1.33x (same call). */
+     * 2^24 1.23x instead of 1.33x (same call). gq_quads 4: the count pass in 16-byte loads, four in
+     * flight, took the two count passes of 2^26 uint32 keys from 0.321-0.323 ms to 0.287-0.289
+     * (2 in flight: 0.297-0.301), the sort 1.487-1.496 ms against 1.512-1.551, and every
+     * distribution at 2^24 1-10 % less (H200, calls 303-304; 8 in flight: 1.553-1.557); the sort
+     * pass in 16-byte loads was slower (0.589-0.594 ms against 0.571-0.576, call 305). Other GPUs
+     * keep one key a load: unmeasured. */
     {CL_DEVICE_TYPE_GPU, "nvidia",
      {.gq_wg = 256, .gq_k = 16, .gq_ways = 256, .gq_count_k = 64, .lq_wg = 256, .lq_ways = 512, .lq_max = 4096,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 16, .extra_levels = 1,
       .select_slack = 65536, .select_groups_per_cu = 5, .small_tiles = 16, .seg_net = 2, .wide = 15,
       .level_margin = 0, .gq_split_values = 1, .gq_count_copies = 4, .gq_rank_copies = 4, .root_lead = 1,
-      .float_distance = 0, .double_distance = 1}},
+      .float_distance = 0, .double_distance = 1, .gq_quads = 4}},
     {CL_DEVICE_TYPE_GPU, "",
      {.gq_wg = 256, .gq_k = 8, .gq_ways = 256, .gq_count_k = 32, .lq_wg = 256, .lq_ways = 256, .lq_max = 2048,
       .lq_small = 32, .fill_chunk = 16384, .rl_wg = 256, .groups_per_cu = 8, .extra_levels = 1,
@@ -354,6 +359,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         {"gq_wg", &t->gq_wg, 1},         {"gq_k", &t->gq_k, 0},
         {"gq_split_values", &t->gq_split_values, -2},
         {"gq_ways", &t->gq_ways, 1},     {"gq_count_k", &t->gq_count_k, 0},
+        {"gq_quads", &t->gq_quads, -1},
         {"gq_count_copies", &t->gq_count_copies, 1}, {"gq_rank_copies", &t->gq_rank_copies, 1},
         {"root_lead", &t->root_lead, -2}, {"float_distance", &t->float_distance, -2},
         {"double_distance", &t->double_distance, -2},
@@ -390,6 +396,8 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": one_level is 0 or a power of two", env);
         if (fields[i].pow2 == -2 && v > 1)
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": %s is 0 or 1", env, fields[i].name);
+        if (fields[i].field == &t->gq_quads && v > 16)
+            return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION, "CLQSORT_TUNING=\"%s\": gq_quads is 0 to 16", env);
         if (fields[i].field == &t->seg_net && v > 2)
             return clq_fail(ctx, CLQSORT_ERROR_INVALID_OPTION,
                             "CLQSORT_TUNING=\"%s\": seg_net is 0 (off), 1 (local memory) or 2 (PTX shuffles)", env);
