@@ -505,29 +505,6 @@ inline uint clq_scan_exclusive(uint v, uint *total, __local uint *tmp, uint wg)
 }
 #endif
 
-/* Replaces the counts cnt[0, n) by their exclusive prefix sums and copies those to first[];
- * returns the sum of all. Each work-item adds up a run of n / wg counts, so one group scan
- * serves any n. */
-inline uint clq_scan_counts(__local uint *cnt, __local uint *first, uint n, __local uint *tmp, uint wg)
-{
-    const uint per = (n + wg - 1) / wg;
-    const uint b0 = min((uint)get_local_id(0) * per, n), b1 = min(b0 + per, n);
-    uint sum = 0;
-    for (uint b = b0; b < b1; b++)
-        sum += cnt[b];
-    uint total;
-    uint at = clq_scan_exclusive(sum, &total, tmp, wg);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint b = b0; b < b1; b++) {
-        const uint c = cnt[b];
-        first[b] = at;
-        cnt[b] = at;
-        at += c;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return total;
-}
-
 /* The sort's status words (the host's inputs, its outputs zeroed) where the host's first launch
  * of a sort brings them as its last four arguments instead of writing them before it (src/sort.c,
  * words_by_launch): nwords CLQ_ST_WORDS, else 0. The kernel's one group writes them, its `wg`

@@ -27,6 +27,8 @@
  */
 
 #define CLQ_LQ_STACK (CLQ_LQ_MAX / (CLQ_LQ_SMALL + 1) + 1)
+#define CLQ_LQ_CELLS (CLQ_LQ_WAYS > 2 * CLQ_LQ_WG ? CLQ_LQ_WAYS : 2 * CLQ_LQ_WG)
+#define CLQ_LQ_RUNS (CLQ_LQ_WG < 32 ? CLQ_LQ_WG : 32)
 
 /* A work-item's increment of a local counter: a plain one when the group is one work-item
  * (CPU devices), where an atomic would only cost time. */
@@ -44,8 +46,11 @@ typedef struct clq_lq_local {
 #endif
     clq_code st_lo[CLQ_LQ_STACK], st_hi[CLQ_LQ_STACK];
     uint st_start[CLQ_LQ_STACK], st_len[CLQ_LQ_STACK], st_buf[CLQ_LQ_STACK];
-    uint begin[CLQ_LQ_WAYS], end[CLQ_LQ_WAYS]; /* each bucket's keys, in the other buffer */
-    uint scan_tmp[2 * CLQ_LQ_WG];
+    /* each bucket's count, then (clq_lq_scan) its first place in the other buffer, and once the
+     * keys are there, its end, which is where the next bucket begins (clq_lq_first); the running
+     * maximum's scan of a segments record before that (CLQ_LQ_CELLS: 2 * CLQ_LQ_WG words at least) */
+    uint end[CLQ_LQ_CELLS];
+    uint sums[CLQ_LQ_RUNS + 1u]; /* clq_lq_scan */
     uint sp;
     uint take; /* the record the group sorts next (clq_lq_take) */
 } clq_lq_local;
@@ -129,6 +134,47 @@ inline clq_lq_slices clq_lq_slices_of(clq_code lo, clq_code hi, uint len)
     return sl;
 }
 
+/* Replaces the counts cnt[0, n) by their exclusive prefix sums, in place, and returns their sum:
+ * work-item r < CLQ_LQ_RUNS turns run r of the counts into sums from 0 and writes the run's total,
+ * work-item 0 turns the totals into the runs' offsets, and every work-item adds them. Phase two
+ * so keeps no scan buffer of 2 * CLQ_LQ_WG words and no copy of the bucket starts beside the
+ * counts: 37,456 bytes of local memory and 40 registers with NVIDIA's tuning (41,420 and 48
+ * before), 6 groups on an H200's compute unit instead of 5, and phase two of 2^26 uint32 keys in
+ * 0.532-0.536 ms instead of 0.548-0.553 (docs/PERFORMANCE.md, calls 310-311). The runs of
+ * neighbouring work-items fall in few banks; the scan runs once a split. */
+inline uint clq_lq_scan(__local uint *cnt, uint n, __local uint *sums)
+{
+    const uint lid = get_local_id(0), per = (n + CLQ_LQ_RUNS - 1u) / CLQ_LQ_RUNS;
+    if (lid < CLQ_LQ_RUNS) {
+        uint s = 0;
+        for (uint b = lid * per, stop = min(b + per, n); b < stop; b++) {
+            const uint c = cnt[b];
+            cnt[b] = s;
+            s += c;
+        }
+        sums[lid] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        uint s = 0;
+        for (uint r = 0; r < CLQ_LQ_RUNS; r++) {
+            const uint c = sums[r];
+            sums[r] = s;
+            s += c;
+        }
+        sums[CLQ_LQ_RUNS] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint b = lid; b < n; b += CLQ_LQ_WG)
+        cnt[b] += sums[b / per];
+    const uint total = sums[CLQ_LQ_RUNS];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+
+/* Bucket b's first place once its keys are in place: where bucket b - 1 ends. */
+inline uint clq_lq_first(__local const clq_lq_local *lm, uint b) { return b ? lm->end[b - 1u] : 0u; }
+
 /* Splits the range on top of the stack into buckets; finishes the short ones and writes them
  * out, pushes the long ones. Every work-item of the group calls it. `counted`: lm->end holds
  * the range's counts per bucket already (a record's first split in a group of one work-item,
@@ -165,7 +211,7 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
     if (outside)
         atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_RANGE);
     barrier(CLK_LOCAL_MEM_FENCE);
-    clq_scan_counts(lm->end, lm->begin, ways, lm->scan_tmp, CLQ_LQ_WG);
+    clq_lq_scan(lm->end, ways, lm->sums);
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
         const clq_code c = x[i];
         const uint at = clq_lq_inc(&lm->end[clq_lq_bucket(&sl, c)]);
@@ -176,7 +222,7 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
 
     /* finish or push each bucket */
     for (uint b = lid; b < ways; b += CLQ_LQ_WG) {
-        const uint first = lm->begin[b], n = lm->end[b] - first;
+        const uint first = clq_lq_first(lm, b), n = lm->end[b] - first;
         if (n > CLQ_LQ_SMALL && shift > 0) {
             const uint at = clq_lq_inc(&lm->sp);
             if (at < CLQ_LQ_STACK) {
@@ -204,7 +250,7 @@ void clq_lq_split(__global clq_key *out, __global clq_value *vout, __global uint
 #if CLQ_LQ_WG > 1
     for (uint i = lid; i < len; i += CLQ_LQ_WG) {
         const clq_code c = y[i];
-        const uint b = clq_lq_bucket(&sl, c), first = lm->begin[b], n = lm->end[b] - first;
+        const uint b = clq_lq_bucket(&sl, c), first = clq_lq_first(lm, b), n = lm->end[b] - first;
         if (n <= CLQ_LQ_SMALL || shift == 0) {
             const uint at = shift > 0 ? clq_rank_in(y, first, n, c, i) : i;
             out[s + at] = clq_from_code(c);
@@ -266,7 +312,7 @@ void clq_lq_segments(__global clq_key *out, __global clq_value *vout, __global c
     uint run = 0;
     for (uint p = p0; p < p1; p++)
         run = max(run, mark[p]);
-    run = clq_scan_exclusive_max(run, lm->scan_tmp, CLQ_LQ_WG);
+    run = clq_scan_exclusive_max(run, lm->end, CLQ_LQ_WG); /* free until the split loop */
     for (uint p = p0; p < p1; p++) {
         run = max(run, mark[p]);
         mark[p] = run;
@@ -306,12 +352,12 @@ void clq_lq_count(__global clq_key *out, __global const clq_key *src, clq_leaf l
     if (outside)
         atomic_or(&status[CLQ_ST_ERROR], CLQ_ERR_RANGE);
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    clq_scan_counts(lm->end, lm->begin, codes, lm->scan_tmp, CLQ_LQ_WG);
+    clq_lq_scan(lm->end, codes, lm->sums);
     for (uint p = lid; p < leaf.len; p += CLQ_LQ_WG) {
         uint a = 0, z = codes - 1u;
         while (a < z) {
             const uint mid = (a + z + 1u) / 2u;
-            if (lm->begin[mid] <= p)
+            if (lm->end[mid] <= p)
                 a = mid;
             else
                 z = mid - 1u;

@@ -152,13 +152,15 @@ static cl_ulong gq_local_bytes(const clq_tuning *t, unsigned kb)
     return count > sort ? count : sort;
 }
 
-/* lqsort_kernel's local memory (lqsort.cl): two buffers, the stack, bucket bounds, scan; and
- * tilesort_kernel's (tiles.cl): the same and two codes per work-item */
+/* lqsort_kernel's local memory (lqsort.cl): two buffers, the stack, the bucket counters (at least
+ * 2 * lq_wg words: CLQ_LQ_CELLS) and the scan's run totals; and tilesort_kernel's (tiles.cl): the
+ * same and two codes per work-item */
 static cl_ulong lq_local_bytes(const clq_tuning *t, unsigned kb)
 {
     const cl_ulong stack = t->lq_max / (t->lq_small + 1) + 1;
-    return 2ull * t->lq_max * kb + stack * (2 * 8 + 3 * 4) + 8ull * t->lq_ways + 8ull * t->lq_wg + 16ull * t->lq_wg +
-           64;
+    const cl_ulong cells = t->lq_ways > 2ull * t->lq_wg ? t->lq_ways : 2ull * t->lq_wg;
+    const cl_ulong runs = t->lq_wg < 32 ? t->lq_wg : 32; /* CLQ_LQ_RUNS */
+    return 2ull * t->lq_max * kb + stack * (2 * 8 + 3 * 4) + 4 * cells + 4 * (runs + 1) + 16ull * t->lq_wg + 64;
 }
 
 /* relauncher_kernel's local memory (relauncher.cl): the scan; for the root's slices, its
