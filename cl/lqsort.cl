@@ -141,19 +141,24 @@ inline clq_lq_slices clq_lq_slices_of(clq_code lo, clq_code hi, uint len)
  * counts: 37,456 bytes of local memory and 40 registers with NVIDIA's tuning (41,420 and 48
  * before), 6 groups on an H200's compute unit instead of 5, and phase two of 2^26 uint32 keys in
  * 0.532-0.536 ms instead of 0.548-0.553 (docs/PERFORMANCE.md, calls 310-311). The runs of
- * neighbouring work-items fall in few banks; the scan runs once a split. */
+ * neighbouring work-items fall in few banks; the scan runs once a split. A group of one
+ * work-item (CPU devices) has one run, the whole scan, and stops there: it would otherwise add 0
+ * to every counter after two barriers. */
 inline uint clq_lq_scan(__local uint *cnt, uint n, __local uint *sums)
 {
     const uint lid = get_local_id(0), per = (n + CLQ_LQ_RUNS - 1u) / CLQ_LQ_RUNS;
+    uint run = 0;
     if (lid < CLQ_LQ_RUNS) {
-        uint s = 0;
         for (uint b = lid * per, stop = min(b + per, n); b < stop; b++) {
             const uint c = cnt[b];
-            cnt[b] = s;
-            s += c;
+            cnt[b] = run;
+            run += c;
         }
-        sums[lid] = s;
+        sums[lid] = run;
     }
+#if CLQ_LQ_WG == 1
+    return run;
+#else
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         uint s = 0;
@@ -170,6 +175,7 @@ inline uint clq_lq_scan(__local uint *cnt, uint n, __local uint *sums)
     const uint total = sums[CLQ_LQ_RUNS];
     barrier(CLK_LOCAL_MEM_FENCE);
     return total;
+#endif
 }
 
 /* Bucket b's first place once its keys are in place: where bucket b - 1 ends. */
