@@ -49,7 +49,9 @@
 #define CLQ_ST_LEAF_NEXT 36   /* host loop: the next phase-two record a group of lqsort_kernel takes
                                   (atomic; 0 from the host; used only where records outnumber the
                                   groups: lqsort.cl, clq_lq_takes_shared) */
-#define CLQ_ST_WORDS 37
+#define CLQ_ST_SPILL 37       /* the spread path (cl/tiles.cl): 1 where a group's keys did not fit;
+                                  the host then sorts them on the tile path */
+#define CLQ_ST_WORDS 38
 
 /* What clear_kernel (cl/segments.cl) clears before a sort, in status[CLQ_ST_CLEAR]. */
 #define CLQ_CLEAR_POOL 1u    /* the whole bucket pool buffer to 0 */

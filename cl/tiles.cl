@@ -103,6 +103,141 @@ void tilesort_kernel(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint
     clq_tilesort_body(CLQ_BUFFER_ARGS_AT(status), status, &lm, red);
 }
 
+/* The spread path (src/path_host_loop.c): a blocking sort of more than one tile on the tile
+ * path, in one launch instead of a tile sort and a merge. The host has copied the keys (and
+ * values) to scratch, and every group reads all of them there: what a group sorts is the keys
+ * between two splitters, taken as (code, position) pairs so that no two keys are equal. The
+ * splitters are the elements of ranks g * S / G and (g + 1) * S / G of a sample of S keys that
+ * every group draws and sorts alike (its positions spread over the input, each moved by a hash
+ * within its stride, so that a pattern repeating with the stride does not fill the sample with
+ * one key). A group's keys go to the output after those before its lower splitter, which it
+ * counts as it reads; it gathers its keys in local memory and sorts them as a tile is sorted,
+ * straight into the caller's buffers. A group whose keys do not fit in CLQ_LQ_MAX sets
+ * status[CLQ_ST_SPILL] and writes nothing: the host then puts the keys back from scratch and
+ * sorts them on the tile path, one wait more (src/sort.c). */
+#define CLQ_SPREAD_BATCH 16u
+
+inline uint clq_spread_samples(void)
+{
+    const uint most = clamp((uint)CLQ_LQ_MAX / 2u, 1u, 1024u);
+    return 1u << (31u - (uint)clz(most)); /* a power of two for the bitonic sort below */
+}
+
+inline uint clq_spread_position(uint j, uint n, uint samples)
+{
+    uint h = j * 0x9e3779b9u;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    return (uint)((ulong)j * n / samples) + h % (n / samples);
+}
+
+void clq_spreadsort_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_lq_local *lm, __local clq_code *red)
+{
+    (void)seg_begin;
+    (void)seg_end;
+    const uint lid = get_local_id(0), n = clq_keys_to_sort(status), S = clq_spread_samples();
+    const uint g = get_group_id(0), groups = get_num_groups(0);
+    if (n <= 2u * S) { /* not on this path: the host takes it for more than one tile only (CLQ_LQ_MAX >= 2 S) */
+        if (lid == 0)
+            atomic_or(&status[CLQ_ST_SPILL], 1u);
+        return;
+    }
+    __local clq_code *code = lm->buf[1], *pos = lm->buf[1] + S; /* the sample, in buf[1] until sorted */
+    for (uint j = lid; j < S; j += CLQ_LQ_WG) {
+        const uint p = clq_spread_position(j, n, S);
+        code[j] = clq_to_code(scratch[p]);
+        pos[j] = p;
+    }
+    if (lid == 0) {
+        lm->end[0] = 0; /* the group's keys */
+        lm->end[1] = 0; /* the keys before them */
+    }
+    /* bitonic sort of the sample's (code, position) pairs */
+    for (uint k = 2; k <= S; k *= 2) {
+        for (uint j = k / 2; j > 0; j /= 2) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint t = lid; t < S / 2u; t += CLQ_LQ_WG) {
+                const uint a = ((t & ~(j - 1u)) << 1) | (t & (j - 1u)), b = a + j; /* j: a power of two */
+                const clq_code ca = code[a], cb = code[b];
+                const uint pa = (uint)pos[a], pb = (uint)pos[b];
+                if (clq_goes_before(cb, pb, ca, pa) == ((a & k) == 0u)) {
+                    code[a] = cb;
+                    code[b] = ca;
+                    pos[a] = pb;
+                    pos[b] = pa;
+                }
+            }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint la = (uint)((ulong)g * S / groups), hb = (uint)((ulong)(g + 1u) * S / groups);
+    const int has_lo = g > 0u, has_hi = g + 1u < groups;
+    const clq_code lo_c = code[la], hi_c = code[min(hb, S - 1u)];
+    const uint lo_p = (uint)pos[la], hi_p = (uint)pos[min(hb, S - 1u)];
+
+    /* every key, CLQ_SPREAD_BATCH loads in flight per work-item: a group reads them all */
+    uint below = 0;
+    for (uint base = 0; base < n; base += CLQ_LQ_WG * CLQ_SPREAD_BATCH) {
+        clq_code c[CLQ_SPREAD_BATCH];
+        for (uint k = 0; k < CLQ_SPREAD_BATCH; k++) {
+            const uint i = base + k * CLQ_LQ_WG + lid;
+            c[k] = i < n ? clq_to_code(scratch[i]) : 0;
+        }
+        for (uint k = 0; k < CLQ_SPREAD_BATCH; k++) {
+            const uint i = base + k * CLQ_LQ_WG + lid;
+            const int before = has_lo && clq_goes_before(c[k], i, lo_c, lo_p);
+            below += before && i < n;
+            if (i < n && !before && (!has_hi || clq_goes_before(c[k], i, hi_c, hi_p))) {
+                const uint at = clq_lq_inc(&lm->end[0]);
+                if (at < CLQ_LQ_MAX) {
+                    lm->buf[0][at] = c[k];
+                    CLQ_IF_PAIRS(lm->vbuf[0][at] = svals[i];)
+                }
+            }
+        }
+    }
+#if CLQ_LQ_WG == 1
+    lm->end[1] += below;
+#else
+    atomic_add(&lm->end[1], below);
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint mine = lm->end[0], first = lm->end[1];
+    if (mine > CLQ_LQ_MAX) {
+        if (lid == 0)
+            atomic_or(&status[CLQ_ST_SPILL], 1u);
+        return;
+    }
+    if (mine == 0u)
+        return;
+    if (lid == 0) {
+        lm->st_start[0] = 0;
+        lm->st_len[0] = mine;
+        lm->st_buf[0] = 0;
+        lm->st_lo[0] = 0;
+        lm->st_hi[0] = CLQ_CODE_MAX;
+        lm->sp = 1;
+        atomic_inc(&status[CLQ_ST_LEAVES]); /* counted as a phase-two record, as a tile is */
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global clq_key *out = keys + first;
+    __global clq_value *vout = 0;
+    CLQ_IF_PAIRS(vout = vals + first;)
+    while (lm->sp > 0)
+        if (!clq_tighten(out, vout, lm, red))
+            clq_lq_split(out, vout, status, lm, 0u);
+}
+
+__kernel __attribute__((reqd_work_group_size(CLQ_LQ_WG, 1, 1)))
+void spreadsort_kernel(CLQ_BUFFER_PARAMS, __global clq_leaf *leaves, __global uint *status)
+{
+    (void)leaves;
+    __local clq_lq_local lm;
+    __local clq_code red[2 * CLQ_LQ_WG];
+    clq_spreadsort_body(CLQ_BUFFER_ARGS_AT(status), status, &lm, red);
+}
+
 /* The keys of the sorted run t[0, len) that go before code c: those below it, and with
  * `equal_too` those equal to it as well. */
 #define CLQ_RANK_IN(space)                                                                        \

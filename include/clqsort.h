@@ -210,6 +210,11 @@ typedef struct clqsort_stats {
     unsigned repeats;           /* device-enqueue path: times a blocking call sorted again, whole,
                                    because the device could not launch its next kernel before
                                    any key had moved (clqsort_sort); 0 on every other path */
+    unsigned spread_groups;     /* host loop: the groups of the spread path's one launch, where a
+                                   short sort took it (README.md, "The spread path"); 0 where not */
+    unsigned spilled;           /* 1 where a group of the spread path found more keys than its local
+                                   memory holds, and the tile path sorted them again (one more
+                                   host_round_trips) */
 } clqsort_stats;
 
 /* Sets every field of *options to its initial value (see clqsort_options). */

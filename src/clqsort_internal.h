@@ -118,6 +118,10 @@ typedef struct clq_tuning {
                                     * histogram to the global one (CLQ_SEL_BINS atomics) */
     unsigned small_tiles; /* host loop: sorts of at most this many tiles of lq_max keys take the
                            * tile path (cl/tiles.cl); 0: none */
+    unsigned spread;      /* host loop, blocking sorts of keys or pairs on the tile path with more
+                           * than one tile: one launch of spreadsort_kernel (cl/tiles.cl) with a
+                           * group per this many keys, each sorting the keys between two sampled
+                           * splitters; 0: the tile sort and the merge */
     unsigned seg_net;     /* segmented sorts (keys alone, or 4-byte keys with values): segments of
                            * CLQ_NET_MIN + 1 .. CLQ_NET_MAX keys sorted by cl/segnet.cl's network,
                            * its work-items exchanging keys through local memory (1) or by PTX
@@ -143,7 +147,7 @@ typedef struct clq_tuning {
 /* The kernel objects of a program, in the order of clq_kernel_table. Kernels whose scalar
  * arguments differ between launches exist once per value, with those arguments set at build
  * time: a launch then only sets buffer arguments. */
-enum { CLQ_KERNELS = 11, CLQ_SORT_PHASES = 8 };
+enum { CLQ_KERNELS = 12, CLQ_SORT_PHASES = 8 };
 typedef struct clq_kernel_desc {
     const char *name;
     int phase; /* 0 count pass, 1 sort pass, 2 relauncher, 3 phase two, 4 segment check, 5 tile
@@ -181,6 +185,7 @@ typedef struct clq_program {
             cl_kernel tilesort;      /* the tile path: sort each tile in local memory */
             cl_kernel tilemerge;     /* the tile path: move each key to its place among all tiles */
             cl_kernel clear;         /* clear the bucket pool and the segment windows */
+            cl_kernel spreadsort;    /* the spread path: the tile path's sorts in one launch */
         };
         cl_kernel all[CLQ_KERNELS]; /* the same, in the order of clq_kernel_table */
     };
@@ -207,6 +212,8 @@ typedef struct clq_pending {
     int may_stop_short;    /* ... whose levels may end before its selection (CLQ_ST_SEL_SHORT) */
     int levels_short;      /* a host-loop round that enqueued fewer phase-one levels than the
                               sort may need: CLQ_ST_CUR_SEQS left over is not an error */
+    int may_spill;         /* a round on the spread path, which the tile path follows where a
+                              group's keys did not fit (CLQ_ST_SPILL) */
     clqsort_stats stats;   /* the host's counts; the device's are added when collected */
 } clq_pending;
 
@@ -344,6 +351,7 @@ typedef struct clq_plan {
     unsigned level_from, level_to; /* host loop: the levels this round enqueues (0..levels at
                                       most; a blocking sort starts with clq_first_levels) */
     cl_uint tiles;   /* the tile path's tiles of lq_max keys (path_host_loop.c); 0: phase one */
+    cl_uint spread;  /* the spread path's groups this round (path_host_loop.c); 0: not taken */
     int records;     /* runs the relauncher (phase one, phase two): needs the work lists, bucket
                       * pool and phase-two list; the tile path and one-group selections do not */
     int words_by_launch;  /* this round's status words come with its first launch (sort.c) */
@@ -358,6 +366,8 @@ clqsort_status clq_run_device_enqueue(clqsort_context *ctx, const clq_plan *plan
 clqsort_status clq_launch(clqsort_context *ctx, const clq_program *p, cl_kernel k, size_t groups, size_t wg);
 /* The relauncher's launch, one group, with the status words where it brings them (sort.c). */
 clqsort_status clq_launch_relauncher(clqsort_context *ctx, const clq_plan *plan);
+/* The spread path's copy of the caller's keys and values to scratch, which its groups read (sort.c). */
+clqsort_status clq_spread_in(clqsort_context *ctx, const clq_plan *plan);
 
 /* ---- pending.c: every sort's status words, and sorts that finish after the call ----------
  * A sort takes a slot (clq_take_slot; with CLQSORT_MAX_PENDING in flight the oldest is collected
@@ -377,7 +387,7 @@ void clq_unmap_words(clqsort_context *ctx, clq_release_log *log);
  * if `newest_is_mine`, else CLQSORT_SUCCESS. */
 clqsort_status clq_collect_all(clqsort_context *ctx, int newest_is_mine);
 /* Whether a collected slot's selection (CLQ_ST_SEL_SHORT) or phase one (sequences left) stopped
- * short where its call may go on in another round (sort.c); its counters are then in ctx->stats,
+ * short, or its spread path spilled (CLQ_ST_SPILL), where its call may go on in another round (sort.c); its counters are then in ctx->stats,
  * not the last sort's. Its words stay readable until the next slot is taken. */
 int clq_stopped_short(const clq_pending *slot);
 /* whether a sort that failed stopped before moving a key, and can be repeated whole */

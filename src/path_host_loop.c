@@ -13,7 +13,10 @@
  *
  * Short sorts take the tile path instead (cl/tiles.cl): a local sort of each tile of lq_max keys
  * and, with more than one tile, a merge; two launches where phase one's schedule takes
- * 2 + 2 clq_levels(), most of which find no work at these sizes.
+ * 2 + 2 clq_levels(), most of which find no work at these sizes. Where the tuning has it
+ * (spread), a blocking sort of more than one tile takes one launch instead, after a copy of its
+ * keys to scratch: each group sorts the keys between two sampled splitters (the spread path),
+ * and in the rare round where a group's keys did not fit, the tile path follows (sort.c).
  */
 #include "clqsort_internal.h"
 
@@ -31,6 +34,11 @@ clqsort_status clq_run_host_loop(clqsort_context *ctx, const clq_plan *plan)
     const clq_program *p = plan->prog;
     const clq_tuning *t = &p->tuning;
 
+    if (plan->spread) {
+        CLQ_TRY(clq_spread_in(ctx, plan));
+        ctx->stats.spread_groups = plan->spread;
+        return clq_launch(ctx, p, p->spreadsort, plan->spread, t->lq_wg);
+    }
     if (plan->tiles) {
         CLQ_TRY(clq_launch(ctx, p, p->tilesort, plan->tiles, t->lq_wg));
         if (plan->tiles == 1)

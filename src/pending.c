@@ -178,7 +178,8 @@ int clq_repeatable(const clq_pending *slot)
 
 int clq_stopped_short(const clq_pending *slot)
 {
-    return (slot->may_stop_short && slot->out[CLQ_ST_SEL_SHORT]) || (slot->levels_short && slot->out[CLQ_ST_CUR_SEQS]);
+    return (slot->may_stop_short && slot->out[CLQ_ST_SEL_SHORT]) || (slot->levels_short && slot->out[CLQ_ST_CUR_SEQS]) ||
+           (slot->may_spill && slot->out[CLQ_ST_SPILL]);
 }
 
 /* Waits for one slot and checks it; on success its counters become the context's last. */

@@ -22,7 +22,7 @@ const clq_kernel_desc clq_kernel_table[CLQ_KERNELS] = {
     {"relauncher_kernel", 2, 1, 0, 0, {0, 0}}, {"lqsort_kernel", 3, 0, 0, 0, {0, 0}},
     {"segcheck_kernel", 4, 1, 1, 0, {0, 0}},   {"segemit_kernel", 7, 1, 1, 0, {0, 0}},
     {"tilesort_kernel", 3, 0, 0, 0, {0, 0}},   {"tilemerge_kernel", 5, 0, 0, 0, {0, 0}},
-    {"clear_kernel", 6, 1, 1, 0, {0, 0}},
+    {"clear_kernel", 6, 1, 1, 0, {0, 0}},      {"spreadsort_kernel", 3, 0, 0, 0, {0, 0}},
 };
 
 const char *const clq_select_names[CLQ_SELECT_KERNELS] = {

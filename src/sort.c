@@ -758,6 +758,36 @@ static unsigned next_round_levels(const clq_plan *plan)
     return plan->level_to + (need < left ? need : left);
 }
 
+/* The spread path's groups for a sort on the tile path (path_host_loop.c, cl/tiles.cl), or 0:
+ * blocking sorts of keys or pairs of more than one tile, where the tuning has it: a group per
+ * `spread` keys (tuning.c keeps the table's at most a quarter of lq_max). Where a group's keys
+ * do not fit, the tile path sorts them again, which an enqueued call cannot do after its return. */
+static cl_uint spread_groups(const clq_plan *plan, const sort_call *call)
+{
+    const clq_tuning *t = &plan->prog->tuning;
+    if (plan->tiles < 2 || !t->spread || call->enqueue || plan->stable || plan->select)
+        return 0;
+    return (cl_uint)((plan->count + t->spread - 1) / t->spread);
+}
+
+/* The keys and values of a sort, between the caller's buffers and scratch: the spread path reads
+ * them from scratch, and where a group spilled the tile path sorts them again from the caller's. */
+static clqsort_status copy_elements(clqsort_context *ctx, const clq_plan *plan, int to_scratch)
+{
+    const size_t kb = plan->code_bits / 8, vb = plan->prog->tuning.value_bytes, n = plan->count;
+    const size_t ko = (size_t)plan->key_offset * kb, vo = (size_t)plan->value_offset * vb;
+    CLQ_CL(ctx, "the keys", clEnqueueCopyBuffer,
+           (ctx->queue, to_scratch ? plan->keys : ctx->scratch, to_scratch ? ctx->scratch : plan->keys,
+            to_scratch ? ko : 0, to_scratch ? 0 : ko, n * kb, 0, NULL, NULL));
+    if (plan->values)
+        CLQ_CL(ctx, "the values", clEnqueueCopyBuffer,
+               (ctx->queue, to_scratch ? plan->values : ctx->scratch_values, to_scratch ? ctx->scratch_values : plan->values,
+                to_scratch ? vo : 0, to_scratch ? 0 : vo, n * vb, 0, NULL, NULL));
+    return CLQSORT_SUCCESS;
+}
+
+clqsort_status clq_spread_in(clqsort_context *ctx, const clq_plan *plan) { return copy_elements(ctx, plan, 1); }
+
 /* A call's first round: the selection's first levels and phase one's (a repeat starts over). */
 static void first_round(const clqsort_context *ctx, clq_plan *plan, const sort_call *call, clqsort_key_type type)
 {
@@ -781,6 +811,7 @@ static clqsort_status enqueue_round(clqsort_context *ctx, clq_plan *plan, const 
         plan->words_by_launch = 0; /* the last round's are in place */
     clqsort_status s = more ? CLQSORT_SUCCESS : start_sort(ctx, plan, call->nwait, call->wait);
     plan->slot->may_stop_short = !call->enqueue && plan->select && plan->select_to < select_levels(plan);
+    plan->slot->may_spill = plan->spread != 0;
     plan->slot->levels_short = plan->level_to < plan->levels;
     if (s == CLQSORT_SUCCESS && plan->stable && !more)
         s = launch_stable(ctx, plan, plan->stable->stable_pack, "stable_pack_kernel");
@@ -844,6 +875,7 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
     if (!select_in_one_group(plan)) /* which sorts no keys with the program */
         CLQ_TRY(set_buffer_args(ctx, plan));
     first_round(ctx, plan, call, type);
+    plan->spread = spread_groups(plan, call);
     plan->attempt = 0;
     ctx->enqueuing = call->enqueue;
     if (ctx->profile)
@@ -891,7 +923,15 @@ static clqsort_status run_sort(clqsort_context *ctx, clq_plan *plan, size_t coun
         }
         if (!clq_stopped_short(plan->slot))
             break;
-        if (plan->select) { /* the selection stopped short: its levels left */
+        if (plan->spread) { /* a group's keys did not fit: the tile path, from the keys as they came */
+            if ((s = copy_elements(ctx, plan, 0)) != CLQSORT_SUCCESS) {
+                (void)clFinish(ctx->queue);
+                clq_append(ctx, "; the keys may have changed");
+                break;
+            }
+            plan->spread = 0;
+            ctx->stats.spilled = 1;
+        } else if (plan->select) { /* the selection stopped short: its levels left */
             plan->select_from = plan->select_to + 1;
             plan->select_to = select_levels(plan);
         } else { /* phase one stopped short: the levels its sequences left need */

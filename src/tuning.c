@@ -345,6 +345,12 @@ void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, unsi
         out->root_lead = 0;
     }
     fit_to_device(ctx, elem_bytes, out);
+    /* the spread path's groups draw about 16 samples each (cl/tiles.cl, 1024 in all where lq_max
+     * allows): with a quarter of lq_max a group on average, one of uniform keys overflows its
+     * local memory about once in 10^13 (a sum of 16 exponential gaps past 4 times its mean),
+     * half of it about once in 10^3 */
+    if (out->spread > out->lq_max / 4)
+        out->spread = out->lq_max / 4;
 }
 
 static int is_pow2(unsigned v) { return v && !(v & (v - 1)); }
@@ -371,6 +377,7 @@ clqsort_status clq_tuning_from_env(clqsort_context *ctx, unsigned elem_bytes, cl
         {"rl_wg", &t->rl_wg, 1},         {"groups_per_cu", &t->groups_per_cu, 0},
         {"extra_levels", &t->extra_levels, -1}, {"select_slack", &t->select_slack, -1},
         {"select_groups_per_cu", &t->select_groups_per_cu, 0}, {"small_tiles", &t->small_tiles, -1},
+        {"spread", &t->spread, -1},
         {"seg_net", &t->seg_net, -1},    {"wide", &t->wide, -1},
         {"level_margin", &t->level_margin, -1}, {"one_level", &t->one_level, -1},
     };

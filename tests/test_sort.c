@@ -5,7 +5,11 @@
  * uniform keys of its count need (README.md, "Levels enqueued": the first round enqueues those,
  * and the tuning's level_margin more: 0 on NVIDIA, all levels elsewhere; each further round at
  * least one level with work). With CLQSORT_TEST_LEVEL_ROUNDS=both, some sorts of the run must
- * take one round trip and some more.
+ * take one round trip and some more. The spread path (README.md) waits once more where a group's
+ * keys did not fit and the tile path sorted them again (clqsort_stats.spilled). With
+ * CLQSORT_TEST_SPREAD=sorted some sorts of the run must take the spread path and none may spill
+ * (a spill would hide a wrong split behind the tile path); with =spilled some must spill: a path
+ * that did not run never counts as passed.
  *
  *   test_sort [--tiny | --quick | --large]
  *     --tiny   nine sizes up to 1100 keys, around the boundaries of a small tuning (for
@@ -73,6 +77,8 @@ int main(int argc, char **argv)
     const char *rounds_env = getenv("CLQSORT_TEST_LEVEL_ROUNDS");
     const int require_both = rounds_env && !strcmp(rounds_env, "both");
     unsigned rounds_seen[2] = {0, 0};
+    const char *spread_env = getenv("CLQSORT_TEST_SPREAD");
+    unsigned spread_seen[2] = {0, 0}; /* sorts on the spread path: without a spill, with one */
     const size_t limit = quick ? 3000 : large ? (1u << 22) : (1u << 20);
 
     clqsort_context *ctx = tu_create_or_die();
@@ -168,12 +174,16 @@ int main(int argc, char **argv)
                 const unsigned more = info.path == CLQSORT_PATH_HOST_LOOP && st.phase_one_levels > uniform
                                           ? st.phase_one_levels - uniform
                                           : 0u;
-                CHECK(st.host_round_trips >= 1 && st.host_round_trips <= 1 + more &&
+                CHECK(st.host_round_trips >= 1 && st.host_round_trips <= 1 + more + st.spilled &&
                           (expect_enqueue ? st.kernel_launches >= 2 : 1),
                       "n=%zu %s: %u launches, %u round trips, %u phase-one levels (uniform keys: %u) (%s path)", n,
                       tu_dist_name((tu_dist)d), st.kernel_launches, st.host_round_trips, st.phase_one_levels, uniform,
                       expect_enqueue ? "device-enqueue" : "host-loop");
                 rounds_seen[st.host_round_trips >= 2] += s == CLQSORT_SUCCESS;
+                CHECK(!st.spilled || st.spread_groups, "n=%zu %s: spilled without the spread path", n,
+                      tu_dist_name((tu_dist)d));
+                if (st.spread_groups && s == CLQSORT_SUCCESS)
+                    spread_seen[st.spilled != 0]++;
             }
             if (wide.ways && n >= 2) {
                 const unsigned long want = tu_ways_wide_at(&wide, n) ? wide.ways : wide.ways / 2;
@@ -182,7 +192,15 @@ int main(int argc, char **argv)
             }
         }
     }
-    printf("sizes tested: %zu (0 .. %zu), distributions: %d\n", nsizes, max_n, TU_DIST_COUNT);
+    printf("sizes tested: %zu (0 .. %zu), distributions: %d; spread path: %u sorts, %u of them spilled\n", nsizes,
+           max_n, TU_DIST_COUNT, spread_seen[0] + spread_seen[1], spread_seen[1]);
+    if (spread_env) {
+        const int spilled = !strcmp(spread_env, "spilled");
+        CHECK(spilled || !strcmp(spread_env, "sorted"), "CLQSORT_TEST_SPREAD=%s: sorted or spilled", spread_env);
+        CHECK(spread_seen[spilled] > 0, "CLQSORT_TEST_SPREAD=%s: no sort on the spread path %s", spread_env,
+              spilled ? "spilled" : "went without a spill");
+        CHECK(spilled || spread_seen[1] == 0, "CLQSORT_TEST_SPREAD=sorted: %u sorts spilled", spread_seen[1]);
+    }
     if (require_both) /* both kinds of sort must have run, or the second round went untested */
         CHECK(rounds_seen[0] > 0 && rounds_seen[1] > 0, "CLQSORT_TEST_LEVEL_ROUNDS=both: %u sorts in one round trip, %u in more",
               rounds_seen[0], rounds_seen[1]);
