@@ -387,8 +387,8 @@ void clq_unmap_words(clqsort_context *ctx, clq_release_log *log);
  * if `newest_is_mine`, else CLQSORT_SUCCESS. */
 clqsort_status clq_collect_all(clqsort_context *ctx, int newest_is_mine);
 /* Whether a collected slot's selection (CLQ_ST_SEL_SHORT) or phase one (sequences left) stopped
- * short, or its spread path spilled (CLQ_ST_SPILL), where its call may go on in another round (sort.c); its counters are then in ctx->stats,
- * not the last sort's. Its words stay readable until the next slot is taken. */
+ * short, or its spread path spilled (CLQ_ST_SPILL), where its call may go on in another round
+ * (sort.c); its counters are then in ctx->stats, not the last sort's. Its words stay readable until the next slot is taken. */
 int clq_stopped_short(const clq_pending *slot);
 /* whether a sort that failed stopped before moving a key, and can be repeated whole */
 int clq_repeatable(const clq_pending *slot);

@@ -775,14 +775,15 @@ static cl_uint spread_groups(const clq_plan *plan, const sort_call *call)
 static clqsort_status copy_elements(clqsort_context *ctx, const clq_plan *plan, int to_scratch)
 {
     const size_t kb = plan->code_bits / 8, vb = plan->prog->tuning.value_bytes, n = plan->count;
-    const size_t ko = (size_t)plan->key_offset * kb, vo = (size_t)plan->value_offset * vb;
+    /* [0] the caller's, [1] scratch */
+    const cl_mem keys[2] = {plan->keys, ctx->scratch}, values[2] = {plan->values, ctx->scratch_values};
+    const size_t key_at[2] = {(size_t)plan->key_offset * kb, 0}, value_at[2] = {(size_t)plan->value_offset * vb, 0};
+    const int from = !to_scratch, to = to_scratch;
     CLQ_CL(ctx, "the keys", clEnqueueCopyBuffer,
-           (ctx->queue, to_scratch ? plan->keys : ctx->scratch, to_scratch ? ctx->scratch : plan->keys,
-            to_scratch ? ko : 0, to_scratch ? 0 : ko, n * kb, 0, NULL, NULL));
+           (ctx->queue, keys[from], keys[to], key_at[from], key_at[to], n * kb, 0, NULL, NULL));
     if (plan->values)
         CLQ_CL(ctx, "the values", clEnqueueCopyBuffer,
-               (ctx->queue, to_scratch ? plan->values : ctx->scratch_values, to_scratch ? ctx->scratch_values : plan->values,
-                to_scratch ? vo : 0, to_scratch ? 0 : vo, n * vb, 0, NULL, NULL));
+               (ctx->queue, values[from], values[to], value_at[from], value_at[to], n * vb, 0, NULL, NULL));
     return CLQSORT_SUCCESS;
 }
 

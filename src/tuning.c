@@ -345,10 +345,10 @@ void clq_tuning_for_device(const clqsort_context *ctx, unsigned elem_bytes, unsi
         out->root_lead = 0;
     }
     fit_to_device(ctx, elem_bytes, out);
-    /* the spread path's groups draw about 16 samples each (cl/tiles.cl, 1024 in all where lq_max
-     * allows): with a quarter of lq_max a group on average, one of uniform keys overflows its
-     * local memory about once in 10^13 (a sum of 16 exponential gaps past 4 times its mean),
-     * half of it about once in 10^3 */
+    /* the spread path's groups draw 1024 samples in all where lq_max allows (cl/tiles.cl), 16 a
+     * group or more where small_tiles is 16 or less: with a quarter of lq_max a group on average,
+     * one of uniform keys overflows its local memory about once in 10^13 (a sum of 16
+     * exponential gaps past 4 times its mean); with half of it, about once in 3000 */
     if (out->spread > out->lq_max / 4)
         out->spread = out->lq_max / 4;
 }
