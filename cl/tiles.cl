@@ -62,6 +62,28 @@ int clq_tighten(__global clq_key *out, __global clq_value *vout, __local clq_lq_
     return equal;
 }
 
+/* Sorts the len codes (and values) loaded at lm->buf[0] into out (and vout), counted as a
+ * phase-two record: their whole code range on the stack, narrowed and split until none is left.
+ * Every work-item of the group calls it after its loads; the global fence lets a tile go back to
+ * the range it was read from. */
+void clq_sort_loaded(__global clq_key *out, __global clq_value *vout, uint len, __global uint *status,
+                     __local clq_lq_local *lm, __local clq_code *red)
+{
+    if (get_local_id(0) == 0) {
+        lm->st_start[0] = 0;
+        lm->st_len[0] = len;
+        lm->st_buf[0] = 0;
+        lm->st_lo[0] = 0;
+        lm->st_hi[0] = CLQ_CODE_MAX;
+        lm->sp = 1;
+        atomic_inc(&status[CLQ_ST_LEAVES]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    while (lm->sp > 0)
+        if (!clq_tighten(out, vout, lm, red))
+            clq_lq_split(out, vout, status, lm, 0u);
+}
+
 void clq_tilesort_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_lq_local *lm, __local clq_code *red)
 {
     (void)seg_begin;
@@ -75,23 +97,10 @@ void clq_tilesort_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_lq_
         lm->buf[0][i] = clq_to_code(keys[start + i]);
         CLQ_IF_PAIRS(lm->vbuf[0][i] = vals[start + i];)
     }
-    if (lid == 0) {
-        lm->st_start[0] = 0;
-        lm->st_len[0] = len;
-        lm->st_buf[0] = 0;
-        lm->st_lo[0] = 0;
-        lm->st_hi[0] = CLQ_CODE_MAX;
-        lm->sp = 1;
-        atomic_inc(&status[CLQ_ST_LEAVES]); /* counted as a phase-two record */
-    }
-    /* global too: one tile goes back to the range it was read from */
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    __global clq_key *out = (n <= CLQ_LQ_MAX ? keys : scratch) + start;
+    __global clq_key *out = (n <= CLQ_LQ_MAX ? keys : scratch) + start; /* one tile: the whole sort */
     __global clq_value *vout = 0;
     CLQ_IF_PAIRS(vout = (n <= CLQ_LQ_MAX ? vals : svals) + start;)
-    while (lm->sp > 0)
-        if (!clq_tighten(out, vout, lm, red))
-            clq_lq_split(out, vout, status, lm, 0u);
+    clq_sort_loaded(out, vout, len, status, lm, red);
 }
 
 __kernel __attribute__((reqd_work_group_size(CLQ_LQ_WG, 1, 1)))
@@ -211,22 +220,9 @@ void clq_spreadsort_body(CLQ_BUFFER_PARAMS, __global uint *status, __local clq_l
     }
     if (mine == 0u)
         return;
-    if (lid == 0) {
-        lm->st_start[0] = 0;
-        lm->st_len[0] = mine;
-        lm->st_buf[0] = 0;
-        lm->st_lo[0] = 0;
-        lm->st_hi[0] = CLQ_CODE_MAX;
-        lm->sp = 1;
-        atomic_inc(&status[CLQ_ST_LEAVES]); /* counted as a phase-two record, as a tile is */
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    __global clq_key *out = keys + first;
     __global clq_value *vout = 0;
     CLQ_IF_PAIRS(vout = vals + first;)
-    while (lm->sp > 0)
-        if (!clq_tighten(out, vout, lm, red))
-            clq_lq_split(out, vout, status, lm, 0u);
+    clq_sort_loaded(keys + first, vout, mine, status, lm, red);
 }
 
 __kernel __attribute__((reqd_work_group_size(CLQ_LQ_WG, 1, 1)))
