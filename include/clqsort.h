@@ -144,7 +144,13 @@ typedef enum clqsort_path {
  *   CLQSORT_VENDOR        case-insensitive substring of the platform's vendor or name
  *                         (intel, amd, nvidia, pocl, ...)
  *   CLQSORT_DEVICE_INDEX  index among the devices that match type and vendor (default 0)
- *   CLQSORT_PATH          auto | host-loop | device-enqueue */
+ *   CLQSORT_PATH          auto | host-loop | device-enqueue
+ * and, for every context (clqsort_create_with_queue's too), read once at creation:
+ *   CLQSORT_CACHE_DIR     a folder where built programs are kept for later processes on the same
+ *                         device and driver (created if its parent exists). Unset or empty: none.
+ *                         The cache never fails a call: a file it cannot read or write, or a
+ *                         binary the runtime refuses, is a miss, and the program is built from
+ *                         source (README.md, "Program cache") */
 typedef struct clqsort_options {
     clqsort_device_type device_type; /* initial: CLQSORT_DEVICE_DEFAULT */
     const char *vendor;              /* initial: NULL; copied, need not outlive the call */
@@ -181,6 +187,12 @@ typedef struct clqsort_info {
     /* the same for double sorts (1 on NVIDIA's GPUs too: there they cost uniform doubles about
      * 2 % and take power-law doubles at 2^24 from 1.6x the time of uniform ones to 1.04x) */
     unsigned double_root_distance;
+    /* the program cache (README.md, "Program cache"): CLQSORT_CACHE_DIR as the context read it
+     * at creation, or NULL where it was unset or empty; programs this context built from source,
+     * loaded from the cache, and stored there (each built program is stored where the folder
+     * can be written) */
+    const char *cache_dir;
+    unsigned programs_built, programs_loaded, programs_stored;
 } clqsort_info;
 
 /* Counters of the last successful sort on a context (clqsort_sort, _pairs or _host). */

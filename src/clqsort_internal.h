@@ -237,6 +237,8 @@ struct clqsort_context {
     int has_ptx_shuffles; /* NVIDIA, compute capability 7 or later: shfl.sync in inline PTX */
 
     clq_program programs[CLQ_PROGRAM_SLOTS];
+    char *cache_dir; /* CLQSORT_CACHE_DIR, or NULL: where built programs are kept (cache.c) */
+    unsigned programs_built, programs_loaded, programs_stored; /* clqsort_info */
 
     /* scratch, grown on demand and kept for later sorts */
     cl_mem scratch, scratch_values, lists, pool, leaves, status, windows, host_keys, host_values, packed, select,
@@ -315,6 +317,12 @@ unsigned clq_first_levels(const clq_tuning *t, size_t count, unsigned levels);
 clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int descending,
                                unsigned value_bytes, int wide, clq_program **out);
 void clq_release_programs(clqsort_context *ctx, clq_release_log *log);
+
+/* cache.c: the program built with `options` from the cache folder, built for the device, or NULL
+ * (no folder, or a miss: nothing there, a damaged file, a refused binary); never a failure. */
+cl_program clq_cache_load(clqsort_context *ctx, const char *options);
+/* Keeps the binary of `program`, built with `options`, in the cache folder; best effort. */
+void clq_cache_store(clqsort_context *ctx, cl_program program, const char *options);
 
 /* path_host_loop.c / path_device_enqueue.c: run a validated sort whose scratch is ready and
  * whose kernel arguments are set (clq_prepare_sort). */

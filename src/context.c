@@ -516,6 +516,7 @@ static void destroy(clqsort_context *ctx, clq_release_log *log)
     clq_free(ctx->device_name);
     clq_free(ctx->device_version);
     clq_free(ctx->device_c_version);
+    clq_free(ctx->cache_dir);
     clq_free(ctx);
 }
 
@@ -536,6 +537,13 @@ static clqsort_status finish_create(clqsort_context *ctx, clqsort_path wanted, c
         s = clq_map_words(ctx);
     if (s != CLQSORT_SUCCESS)
         return abandon(ctx, s);
+    const char *cache = getenv("CLQSORT_CACHE_DIR");
+    if (cache && *cache) {
+        if (!(ctx->cache_dir = clq_malloc(strlen(cache) + 1)))
+            return abandon(ctx, clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY, "%zu bytes of host memory for "
+                                         "CLQSORT_CACHE_DIR", strlen(cache) + 1));
+        memcpy(ctx->cache_dir, cache, strlen(cache) + 1);
+    }
     const char *profile = getenv("CLQSORT_PROFILE");
     ctx->profile = !profile || !*profile || *profile == '0' ? 0 : *profile == '2' ? 2 : 1;
     const char *fail = getenv("CLQSORT_FAIL_DEVICE_ENQUEUE");
@@ -672,6 +680,10 @@ clqsort_status clqsort_get_info(const clqsort_context *ctx, clqsort_info *info)
     info->lqsort_small = t.lq_small;
     info->float_root_distance = t.float_distance;
     info->double_root_distance = t.double_distance;
+    info->cache_dir = ctx->cache_dir;
+    info->programs_built = ctx->programs_built;
+    info->programs_loaded = ctx->programs_loaded;
+    info->programs_stored = ctx->programs_stored;
     return clq_leave(ctx, s);
 }
 

@@ -88,18 +88,25 @@ static clqsort_status compile(clqsort_context *ctx, clqsort_key_type type, int d
     if (ctx->profile == 2) /* what tools/dump_program.c needs to build the same kernels */
         fprintf(stderr, "clqsort build options: %s\n", options);
 
-    const char *src = clqsort_kernel_source;
-    size_t len = clqsort_kernel_source_length;
     cl_int err;
-    p->program = clCreateProgramWithSource(ctx->context, 1, &src, &len, &err);
-    CLQ_TRY(clq_check_created(ctx, p->program, err, "clCreateProgramWithSource", ""));
-    /* one build at a time in the process: Intel's CPU runtime crashed in its compiler (SIGSEGV in
-     * its LLVM passes) when 8 threads built at once (ctest intel_threads, one CI run in three) */
-    clq_lock_builds();
-    err = clBuildProgram(p->program, 1, &ctx->device, options, NULL, NULL);
-    clq_unlock_builds();
-    if (err != CL_SUCCESS)
-        return build_failed(ctx, p->program, options, err);
+    p->program = clq_cache_load(ctx, options); /* NULL: no cache, or a miss (cache.c) */
+    if (p->program) {
+        ctx->programs_loaded++;
+    } else {
+        const char *src = clqsort_kernel_source;
+        size_t len = clqsort_kernel_source_length;
+        p->program = clCreateProgramWithSource(ctx->context, 1, &src, &len, &err);
+        CLQ_TRY(clq_check_created(ctx, p->program, err, "clCreateProgramWithSource", ""));
+        /* one build at a time in the process: Intel's CPU runtime crashed in its compiler (SIGSEGV
+         * in its LLVM passes) when 8 threads built at once (ctest intel_threads, one CI run in three) */
+        clq_lock_builds();
+        err = clBuildProgram(p->program, 1, &ctx->device, options, NULL, NULL);
+        clq_unlock_builds();
+        if (err != CL_SUCCESS)
+            return build_failed(ctx, p->program, options, err);
+        ctx->programs_built++;
+        clq_cache_store(ctx, p->program, options);
+    }
     for (int i = 0; i < CLQ_KERNELS; i++) {
         const clq_kernel_desc *d = &clq_kernel_table[i];
         p->all[i] = clCreateKernel(p->program, d->name, &err);

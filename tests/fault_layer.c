@@ -23,7 +23,8 @@
     X(clRetainContext) X(clReleaseContext) X(clCreateCommandQueue) X(clCreateCommandQueueWithProperties) \
     X(clGetCommandQueueInfo) X(clRetainCommandQueue) X(clReleaseCommandQueue) X(clCreateBuffer)     \
     X(clCreateSubBuffer) X(clRetainMemObject) X(clReleaseMemObject) X(clGetMemObjectInfo)           \
-    X(clCreateProgramWithSource) X(clBuildProgram) X(clGetProgramBuildInfo) X(clReleaseProgram)     \
+    X(clCreateProgramWithSource) X(clCreateProgramWithBinary) X(clBuildProgram)                    \
+    X(clGetProgramBuildInfo) X(clGetProgramInfo) X(clReleaseProgram)                               \
     X(clCreateKernel) X(clGetKernelWorkGroupInfo) X(clSetKernelArg) X(clReleaseKernel)              \
     X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer) X(clEnqueueFillBuffer) X(clEnqueueCopyBuffer)    \
     X(clEnqueueNDRangeKernel) X(clFinish) X(clGetEventProfilingInfo) X(clReleaseEvent)             \
@@ -221,6 +222,16 @@ static cl_program CL_API_CALL w_clCreateProgramWithSource(cl_context c, cl_uint 
     count_object(p, 1);
     return p;
 }
+static cl_program CL_API_CALL w_clCreateProgramWithBinary(cl_context c, cl_uint n, const cl_device_id *d,
+                                                          const size_t *len, const unsigned char **bin,
+                                                          cl_int *status, cl_int *err)
+{
+    FAIL_CREATE_OR_GO(clCreateProgramWithBinary, err);
+    cl_program p = next->clCreateProgramWithBinary(c, n, d, len, bin, status, err);
+    count_object(p, 1);
+    return p;
+}
+INFO_ENTRY(clGetProgramInfo, cl_program, cl_program_info)
 static cl_int CL_API_CALL w_clBuildProgram(cl_program p, cl_uint n, const cl_device_id *d, const char *options,
                                           void(CL_CALLBACK *notify)(cl_program, void *), void *user)
 {
