@@ -9,7 +9,7 @@
  *     program's name) is a miss: the descending sort comes out descending; so is a file whose key
  *     differs in one byte;
  *   - a truncated file, a file with garbage for its binary, a folder that cannot be made: misses,
- *     built from source, sorted; the damaged file is replaced by a whole one;
+ *     built from source, sorted; the damaged file is replaced by a whole one, which loads;
  *   - under the fault layer (OPENCL_LAYERS, as ctest runs it): each OpenCL call of the cache's
  *     paths failed in turn (the load's clCreateProgramWithBinary and clBuildProgram, the store's
  *     clGetProgramInfo and the driver's version): the sort succeeds, and no object is left once
@@ -182,8 +182,9 @@ int main(void)
     if (asc) {
         write_file(path, asc, n / 2);
         sort_once("truncated file", 0, 1, 0, 1);
-        CHECK(file_size(path) == whole, "the truncated file was not replaced: %ld bytes of %ld", file_size(path),
-              whole);
+        /* replaced by a whole file (not always of the first one's size: pocl's binaries hold the
+         * kernels it has compiled by then), which the next context loads */
+        sort_once("the truncated file replaced", 0, 0, 1, 0);
         unsigned char *garbage = malloc(n);
         memcpy(garbage, asc, n);
         for (size_t i = n - (n - 2000) / 2; i < n; i++) /* past the header: half the binary */
