@@ -22,19 +22,26 @@
  * reported as usual). clqsort_info counts the programs built and loaded. */
 #include "clqsort_internal.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #ifdef _WIN32
 #include <direct.h>
 #include <process.h>
+#include <windows.h>
 #define clq_mkdir(path) _mkdir(path)
 #define clq_pid() ((unsigned long)_getpid())
+/* rename() there fails where the target exists: a damaged file would never be replaced */
+#define clq_replace(from, to) (MoveFileExA((from), (to), MOVEFILE_REPLACE_EXISTING) ? 0 : -1)
 #else
 #include <unistd.h>
 #define clq_mkdir(path) mkdir((path), 0777)
 #define clq_pid() ((unsigned long)getpid())
+#define clq_replace(from, to) rename((from), (to)) /* POSIX: replaces the target at once */
 #endif
 
 extern const char clqsort_kernel_source[];
@@ -76,7 +83,23 @@ static int file_name(const clqsort_context *ctx, const char *key, char *path, si
     return n > 0 && (size_t)n < size;
 }
 
-/* The file's binary if its header carries `key`: clq_malloc'd, its size in *bytes; else NULL. */
+/* The length and hash of the line "binary <bytes> <hash>\n" (decimal, 16 hex digits); 0 if the
+ * line is not one. */
+static int parse_length_line(FILE *f, unsigned long long *n, unsigned long long *hash)
+{
+    char line[64], *end;
+    if (!fgets(line, sizeof line, f) || strncmp(line, "binary ", 7) || !isdigit((unsigned char)line[7]))
+        return 0;
+    errno = 0;
+    *n = strtoull(line + 7, &end, 10);
+    if (errno || *end != ' ' || !isxdigit((unsigned char)end[1]))
+        return 0;
+    *hash = strtoull(end + 1, &end, 16);
+    return !errno && !strcmp(end, "\n");
+}
+
+/* The file's binary if its header carries `key` and the binary its hash: clq_malloc'd, its size
+ * in *bytes; else NULL. */
 static unsigned char *read_binary(const char *path, const char *key, size_t *bytes)
 {
     FILE *f = fopen(path, "rb");
@@ -86,13 +109,15 @@ static unsigned char *read_binary(const char *path, const char *key, size_t *byt
     const size_t magic = sizeof CLQ_CACHE_MAGIC - 1, klen = strlen(key);
     char *header = clq_malloc(magic + klen + 1);
     unsigned long long n = 0, hash = 0;
+    long start = -1, size = -1;
     if (header && fread(header, 1, magic + klen, f) == magic + klen &&
         !memcmp(header, CLQ_CACHE_MAGIC, magic) && !memcmp(header + magic, key, klen) &&
-        fscanf(f, "binary %llu %llx", &n, &hash) == 2 && fgetc(f) == '\n' && n > 0 && n <= CLQ_CACHE_MAX_BINARY &&
+        parse_length_line(f, &n, &hash) && (start = ftell(f)) >= 0 && !fseek(f, 0, SEEK_END) &&
+        (size = ftell(f)) >= 0 && !fseek(f, start, SEEK_SET) &&
+        /* the binary, whole, and nothing after it; its length checked before memory is taken */
+        n > 0 && n <= CLQ_CACHE_MAX_BINARY && (unsigned long long)(size - start) == n &&
         (binary = clq_malloc((size_t)n)) != NULL) {
-        /* the binary, whole, and nothing after it */
-        if (fread(binary, 1, (size_t)n, f) != (size_t)n || fgetc(f) != EOF ||
-            fnv1a(FNV_OFFSET, binary, (size_t)n) != hash) {
+        if (fread(binary, 1, (size_t)n, f) != (size_t)n || fnv1a(FNV_OFFSET, binary, (size_t)n) != hash) {
             clq_free(binary);
             binary = NULL;
         }
@@ -142,16 +167,17 @@ void clq_cache_store(clqsort_context *ctx, cl_program program, const char *optio
     if (!binary)
         return;
     if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL) == CL_SUCCESS) {
-        /* a name no other writer uses: this process, this context, this program */
+        /* a name of its own: this process, context and program; "x" fails where another writer
+         * (a process in another PID namespace sharing the folder) happens to use it too */
         snprintf(part, sizeof part, "%s.%lu.%p.%p.part", path, clq_pid(), (void *)ctx, (void *)program);
         (void)clq_mkdir(ctx->cache_dir); /* the last folder of the path, where missing */
-        FILE *f = fopen(part, "wb");
+        FILE *f = fopen(part, "wbx");
         if (f) {
             const int ok = fputs(CLQ_CACHE_MAGIC, f) >= 0 && fputs(key, f) >= 0 &&
                            fprintf(f, "binary %llu %016llx\n", (unsigned long long)bytes,
                                    (unsigned long long)fnv1a(FNV_OFFSET, binary, bytes)) > 0 &&
                            fwrite(binary, 1, bytes, f) == bytes;
-            if (fclose(f) == 0 && ok && rename(part, path) == 0)
+            if (fclose(f) == 0 && ok && clq_replace(part, path) == 0)
                 ctx->programs_stored++;
             else
                 remove(part);

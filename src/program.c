@@ -69,7 +69,7 @@ static clqsort_status fit_kernel(clqsort_context *ctx, cl_kernel k, const char *
 /* Builds the program and its kernels for p->tuning; lowers a work-group size the built kernels do
  * not allow (fit_kernel: `*lower` 0 to allow that, -1 to fail instead). */
 static clqsort_status compile(clqsort_context *ctx, clqsort_key_type type, int descending, unsigned value_bytes,
-                              clq_program *p, int *lower)
+                              clq_program *p, int *lower, int *loaded)
 {
     clq_tuning *t = &p->tuning;
     char options[1024];
@@ -89,7 +89,9 @@ static clqsort_status compile(clqsort_context *ctx, clqsort_key_type type, int d
         fprintf(stderr, "clqsort build options: %s\n", options);
 
     cl_int err;
-    p->program = clq_cache_load(ctx, options); /* NULL: no cache, or a miss (cache.c) */
+    /* *loaded on entry: 1 to look in the cache first; on return, whether the program came from it */
+    p->program = *loaded ? clq_cache_load(ctx, options) : NULL; /* NULL: no cache, or a miss (cache.c) */
+    *loaded = p->program != NULL;
     if (p->program) {
         ctx->programs_loaded++;
     } else {
@@ -157,13 +159,25 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
     CLQ_TRY(clq_tuning_of(ctx, type, value_bytes, &p->tuning));
     if (wide && !clq_tuning_widen(ctx, clq_key_bytes(type) + value_bytes, &p->tuning))
         return clq_fail(ctx, CLQSORT_ERROR_INTERNAL, "a wide program was asked for where its ways do not fit");
+    clq_release_log ignored = {CL_SUCCESS, NULL}; /* a failed release here leaks, no more */
     for (int attempt = 0;; attempt++) {
-        int lower = attempt < 2 ? 0 : -1;
-        CLQ_TRY(compile(ctx, type, descending, value_bytes, p, &lower));
+        const clq_tuning asked = p->tuning;
+        int lower = attempt < 2 ? 0 : -1, loaded = 1;
+        clqsort_status s = compile(ctx, type, descending, value_bytes, p, &lower, &loaded);
+        if (s != CLQSORT_SUCCESS && loaded) {
+            /* a binary from the cache that built, but whose kernels could not be made or fitted:
+             * a miss like any other (cache.c), so the program is built from source */
+            release_program(p, &ignored);
+            p->tuning = asked;
+            ctx->programs_loaded--;
+            lower = attempt < 2 ? 0 : -1;
+            loaded = 0;
+            s = compile(ctx, type, descending, value_bytes, p, &lower, &loaded);
+        }
+        CLQ_TRY(s);
         if (lower <= 0)
             return CLQSORT_SUCCESS;
         const clq_tuning lowered = p->tuning;
-        clq_release_log ignored = {CL_SUCCESS, NULL}; /* a failed release here leaks, no more */
         release_program(p, &ignored);
         p->tuning = lowered;
     }

@@ -10,16 +10,19 @@
  *     differs in one byte;
  *   - a truncated file, a file with garbage for its binary, a folder that cannot be made: misses,
  *     built from source, sorted; the damaged file is replaced by a whole one, which loads;
+ *   - four threads, a context each, build and store the same program at once: one whole file
+ *     and no part left, which the next context loads;
  *   - under the fault layer (OPENCL_LAYERS, as ctest runs it): each OpenCL call of the cache's
  *     paths failed in turn (the load's clCreateProgramWithBinary and clBuildProgram, the store's
- *     clGetProgramInfo and the driver's version): the sort succeeds, and no object is left once
- *     the context is released.
+ *     clGetProgramInfo and the driver's version), and the first kernel made or fitted from a
+ *     loaded binary: the sort succeeds, and no object is left once the context is released.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp */
 #include "fault_layer.h"
 #include "test_util.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -132,6 +135,38 @@ static void fail_each(const char *entry, unsigned most, int loaded)
     printf("%s: calls failed in turn until none was left or %u, each sort right\n", entry, most);
 }
 
+/* Several contexts, one per thread, build and store the same program at once into an empty
+ * folder: every sort right, one whole file and no part left, which a later context loads. */
+#define WRITERS 4
+static void *writer(void *arg)
+{
+    uint32_t *keys = arg;
+    clqsort_context *ctx = tu_create_or_die();
+    memcpy(keys, in, sizeof in);
+    clqsort_status s = clqsort_sort_host(ctx, keys, N, CLQSORT_KEY_UINT32, 0);
+    char why[256] = "";
+    CHECK(s == CLQSORT_SUCCESS && tu_verify_typed(CLQSORT_KEY_UINT32, 0, (const unsigned char *)in,
+                                                  (const unsigned char *)keys, N, why, sizeof why),
+          "writer thread: status %d, %s", s, why);
+    clqsort_release(ctx);
+    return NULL;
+}
+
+static void writers_at_once(const char *folder)
+{
+    static uint32_t keys[WRITERS][N];
+    pthread_t t[WRITERS];
+    char f[512];
+    while (cache_files(folder, f, sizeof f))
+        remove(f);
+    for (int i = 0; i < WRITERS; i++)
+        CHECK(pthread_create(&t[i], NULL, writer, keys[i]) == 0, "pthread_create");
+    for (int i = 0; i < WRITERS; i++)
+        pthread_join(t[i], NULL);
+    CHECK(cache_files(folder, NULL, 0) == 1, "%d writers at once: %d files", WRITERS, cache_files(folder, NULL, 0));
+    sort_once("after the writers", 0, 0, 1, 0);
+}
+
 int main(void)
 {
     strcpy(dir, "/tmp/clqsort-cache-XXXXXX");
@@ -190,7 +225,7 @@ int main(void)
         for (size_t i = n - (n - 2000) / 2; i < n; i++) /* past the header: half the binary */
             garbage[i] = (unsigned char)(i * 131u);
         write_file(path, garbage, n);
-        sort_once("garbage for a binary", 0, -1, -1, -1); /* a runtime may load and build it or not */
+        sort_once("garbage for a binary", 0, 1, 0, 1); /* its hash: a miss before the runtime sees it */
         free(garbage);
         free(asc);
         sort_once("after the damaged files", 0, -1, -1, -1);
@@ -204,12 +239,17 @@ int main(void)
     sort_once("a folder that cannot be made, again", 0, 1, 0, 0);
     setenv("CLQSORT_CACHE_DIR", folder, 1);
 
+    writers_at_once(folder);
+
     if (fl_active()) {
         sort_once("before the faults", 0, -1, -1, -1); /* a whole file in place */
         fail_each("clCreateProgramWithBinary", 100, 1);
         fail_each("clBuildProgram", 1, 1); /* the binary's build; the source's would fail the sort */
         fail_each("clGetProgramInfo", 100, 0);
         fail_each("clGetDeviceInfo", 100, 1); /* the driver's version, for the key */
+        /* a loaded binary whose kernels cannot be made or fitted: built from source instead */
+        fail_each("clCreateKernel", 1, 1);
+        fail_each("clGetKernelWorkGroupInfo", 1, 1);
     } else {
         printf("the fault layer is not loaded (OPENCL_LAYERS): its part skipped, and said so\n");
     }
