@@ -12,14 +12,16 @@
  *     binary <bytes> <their hash, 16 hex digits>\n
  *     <the bytes that clGetProgramInfo(CL_PROGRAM_BINARIES) gave>
  * The name is a hash of the key, and a file is used only if its key is the whole key, byte for
- * byte: any other file under that name is a miss. The binary's hash is checked before the runtime
- * sees it, as runtimes trust their binaries (pocl 3.1 crashed on a damaged one). Files are written under a name of their own and
- * renamed into place, so a reader sees a whole file or none, whichever process wrote it.
+ * byte: any other file under that name is a miss. The binary's hash is checked before the
+ * runtime sees it, as runtimes trust their binaries (pocl 3.1 crashed on a damaged one). Files
+ * are written under a name of their own and moved into place, so a reader sees a whole file or
+ * none, whichever process wrote it.
  *
  * The cache never fails a sort: a file that cannot be read, a binary that the runtime refuses or
  * does not build, a directory that cannot be written, any OpenCL call failing on the way, each
  * is a miss, and the program is built from source as without the cache (its failures are
- * reported as usual). clqsort_info counts the programs built and loaded. */
+ * reported as usual; program.c also treats a loaded binary whose kernels fail as a miss).
+ * clqsort_info counts the programs built, loaded and stored. */
 #include "clqsort_internal.h"
 
 #include <ctype.h>

@@ -539,10 +539,11 @@ static clqsort_status finish_create(clqsort_context *ctx, clqsort_path wanted, c
         return abandon(ctx, s);
     const char *cache = getenv("CLQSORT_CACHE_DIR");
     if (cache && *cache) {
-        if (!(ctx->cache_dir = clq_malloc(strlen(cache) + 1)))
-            return abandon(ctx, clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY, "%zu bytes of host memory for "
-                                         "CLQSORT_CACHE_DIR", strlen(cache) + 1));
-        memcpy(ctx->cache_dir, cache, strlen(cache) + 1);
+        const size_t bytes = strlen(cache) + 1;
+        if (!(ctx->cache_dir = clq_malloc(bytes)))
+            return abandon(ctx, clq_fail(ctx, CLQSORT_ERROR_OUT_OF_MEMORY,
+                                         "%zu bytes of host memory for CLQSORT_CACHE_DIR", bytes));
+        memcpy(ctx->cache_dir, cache, bytes);
     }
     const char *profile = getenv("CLQSORT_PROFILE");
     ctx->profile = !profile || !*profile || *profile == '0' ? 0 : *profile == '2' ? 2 : 1;

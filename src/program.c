@@ -162,7 +162,8 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
     clq_release_log ignored = {CL_SUCCESS, NULL}; /* a failed release here leaks, no more */
     for (int attempt = 0;; attempt++) {
         const clq_tuning asked = p->tuning;
-        int lower = attempt < 2 ? 0 : -1, loaded = 1;
+        const int may_lower = attempt < 2 ? 0 : -1;
+        int lower = may_lower, loaded = 1;
         clqsort_status s = compile(ctx, type, descending, value_bytes, p, &lower, &loaded);
         if (s != CLQSORT_SUCCESS && loaded) {
             /* a binary from the cache that built, but whose kernels could not be made or fitted:
@@ -170,7 +171,7 @@ static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int des
             release_program(p, &ignored);
             p->tuning = asked;
             ctx->programs_loaded--;
-            lower = attempt < 2 ? 0 : -1;
+            lower = may_lower;
             loaded = 0;
             s = compile(ctx, type, descending, value_bytes, p, &lower, &loaded);
         }

@@ -53,6 +53,14 @@ static int cache_files(const char *folder, char *first, size_t size)
     return n;
 }
 
+/* Removes the folder's program files. */
+static void empty_folder(const char *folder)
+{
+    char f[512];
+    while (cache_files(folder, f, sizeof f))
+        remove(f);
+}
+
 static long file_size(const char *path)
 {
     struct stat st;
@@ -120,11 +128,8 @@ static void fail_each(const char *entry, unsigned most, int loaded)
 {
     unsigned n = 1;
     for (int fired = 1; fired && n <= most; n++) {
-        if (!loaded) { /* an empty folder each time, so that the build stores */
-            char f[512];
-            while (cache_files(getenv("CLQSORT_CACHE_DIR"), f, sizeof f))
-                remove(f);
-        }
+        if (!loaded) /* an empty folder each time, so that the build stores */
+            empty_folder(getenv("CLQSORT_CACHE_DIR"));
         const long before = fl_live_objects();
         char what[128];
         snprintf(what, sizeof what, "%s call %u failing%s", entry, n, loaded ? ", file there" : ", empty folder");
@@ -156,9 +161,7 @@ static void writers_at_once(const char *folder)
 {
     static uint32_t keys[WRITERS][N];
     pthread_t t[WRITERS];
-    char f[512];
-    while (cache_files(folder, f, sizeof f))
-        remove(f);
+    empty_folder(folder);
     for (int i = 0; i < WRITERS; i++)
         CHECK(pthread_create(&t[i], NULL, writer, keys[i]) == 0, "pthread_create");
     for (int i = 0; i < WRITERS; i++)
@@ -254,11 +257,8 @@ int main(void)
         printf("the fault layer is not loaded (OPENCL_LAYERS): its part skipped, and said so\n");
     }
 
-    char f[512];
-    while (cache_files(folder, f, sizeof f))
-        remove(f);
-    while (cache_files(other, f, sizeof f))
-        remove(f);
+    empty_folder(folder);
+    empty_folder(other);
     rmdir(folder);
     rmdir(other);
     rmdir(dir);
