@@ -321,6 +321,21 @@ inline uint clq_value_bucket(float v, float vlo, float vscale, uint ways)
 #define clq_atomic_read_u32(p) atomic_or((volatile __global uint *)(p), 0u)
 #define clq_atomic_read_max(p) clq_atomic_max_code((p), (clq_code)0)
 
+/* Updates of local counters: atomics, except in a group of one work-item (CPU devices), where
+ * they would only cost time (the partition passes and the selection, cl/select.cl). */
+#if CLQ_GQ_WG == 1
+inline uint clq_gq_add(__local uint *p, uint v)
+{
+    const uint old = *p;
+    *p = old + v;
+    return old;
+}
+#define clq_gq_max(p, v) (*(p) = max(*(p), (v)))
+#else
+#define clq_gq_add(p, v) atomic_add((p), (v))
+#define clq_gq_max(p, v) clq_atomic_max_local((p), (v))
+#endif
+
 /* ---- records ------------------------------------------------------------------------------ */
 
 /* A sequence in a phase-one work list: keys [start, start + len) with codes in [lo, hi]

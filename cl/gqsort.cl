@@ -104,21 +104,6 @@ void clq_emit_child(__global clq_seq *next, __global clq_leaf *leaves, __global 
     }
 }
 
-/* Updates of local counters: atomics, except in a group of one work-item (CPU devices), where
- * they would only cost time. */
-#if CLQ_GQ_WG == 1
-inline uint clq_gq_add(__local uint *p, uint v)
-{
-    const uint old = *p;
-    *p = old + v;
-    return old;
-}
-#define clq_gq_max(p, v) (*(p) = max(*(p), (v)))
-#else
-#define clq_gq_add(p, v) atomic_add((p), (v))
-#define clq_gq_max(p, v) clq_atomic_max_local((p), (v))
-#endif
-
 /* Finding a block's sequence. At the start of a launch the group copies the first block (or
  * count unit) of every step-th sequence into local memory, CLQ_SEQ_TABLE of them
  * (clq_fill_table); step is 1 while there are at most CLQ_SEQ_TABLE sequences, so then a search

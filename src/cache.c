@@ -46,9 +46,6 @@
 #define clq_replace(from, to) rename((from), (to)) /* POSIX: replaces the target at once */
 #endif
 
-extern const char clqsort_kernel_source[];
-extern const size_t clqsort_kernel_source_length;
-
 #define CLQ_CACHE_MAGIC "clqsort program cache 1\n"
 #define CLQ_CACHE_MAX_BINARY ((size_t)1 << 30) /* a larger size in a header is a damaged file */
 
@@ -61,19 +58,19 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 }
 #define FNV_OFFSET 0xcbf29ce484222325ull
 
-/* The key of a program built with `options` on the context's device, in `key` (NUL-terminated);
- * 0 if it does not fit or the driver's version cannot be read. */
-static int make_key(clqsort_context *ctx, const char *options, char *key, size_t size)
+/* The key of a program built from `source` with `options` on the context's device, in `key`
+ * (NUL-terminated); 0 if it does not fit or the driver's version cannot be read. */
+static int make_key(clqsort_context *ctx, const clq_source *source, const char *options, char *key, size_t size)
 {
     char driver[256];
     if (clGetDeviceInfo(ctx->device, CL_DRIVER_VERSION, sizeof driver, driver, NULL) != CL_SUCCESS)
         return 0;
     driver[sizeof driver - 1] = 0;
-    const uint64_t source = fnv1a(FNV_OFFSET, clqsort_kernel_source, clqsort_kernel_source_length);
+    const uint64_t hash = fnv1a(FNV_OFFSET, source->text, source->length);
     const int n = snprintf(key, size,
                            "library %s\nsource %016llx %zu\noptions %s\nplatform %s\ndevice %s\n"
                            "device version %s\ndriver %s\n",
-                           CLQSORT_VERSION_STRING, (unsigned long long)source, clqsort_kernel_source_length, options,
+                           CLQSORT_VERSION_STRING, (unsigned long long)hash, source->length, options,
                            ctx->platform_name, ctx->device_name, ctx->device_version, driver);
     return n > 0 && (size_t)n < size;
 }
@@ -130,10 +127,10 @@ static unsigned char *read_binary(const char *path, const char *key, size_t *byt
     return binary;
 }
 
-cl_program clq_cache_load(clqsort_context *ctx, const char *options)
+cl_program clq_cache_load(clqsort_context *ctx, const clq_source *source, const char *options)
 {
     char key[4096], path[4096];
-    if (!ctx->cache_dir || !make_key(ctx, options, key, sizeof key) || !file_name(ctx, key, path, sizeof path))
+    if (!ctx->cache_dir || !make_key(ctx, source, options, key, sizeof key) || !file_name(ctx, key, path, sizeof path))
         return NULL;
     size_t bytes = 0;
     unsigned char *binary = read_binary(path, key, &bytes);
@@ -157,11 +154,11 @@ cl_program clq_cache_load(clqsort_context *ctx, const char *options)
     return program;
 }
 
-void clq_cache_store(clqsort_context *ctx, cl_program program, const char *options)
+void clq_cache_store(clqsort_context *ctx, cl_program program, const clq_source *source, const char *options)
 {
     char key[4096], path[4096], part[4200];
     size_t bytes = 0;
-    if (!ctx->cache_dir || !make_key(ctx, options, key, sizeof key) || !file_name(ctx, key, path, sizeof path) ||
+    if (!ctx->cache_dir || !make_key(ctx, source, options, key, sizeof key) || !file_name(ctx, key, path, sizeof path) ||
         clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof bytes, &bytes, NULL) != CL_SUCCESS || !bytes ||
         bytes > CLQ_CACHE_MAX_BINARY)
         return;

@@ -172,8 +172,14 @@ enum {
 extern const char *const clq_select_names[CLQ_SELECT_KERNELS];
 enum { CLQ_PHASES = CLQ_SORT_PHASES + CLQ_SELECT_KERNELS }; /* profile rows: the selection's kernels last */
 
+/* The embedded sources of the two programs a clq_program holds (cmake/EmbedKernels.cmake). */
+typedef struct clq_source {
+    const char *text;
+    size_t length;
+} clq_source;
+
 typedef struct clq_program {
-    cl_program program;
+    cl_program program; /* the sort's kernels, which every sort of this kind needs */
     union {
         struct {
             cl_kernel gqcount[2];    /* [parity]: count list `parity`'s buckets, append children to the other */
@@ -192,10 +198,17 @@ typedef struct clq_program {
     /* 32-bit keys only: pack keys into (code, position) and back (cl/stable.cl); arguments of
      * their own (keys, packed keys, offset, count), set for each sort */
     cl_kernel stable_pack, stable_unpack;
-    /* 32-bit keys only: a partial sort's selection (cl/select.cl), in the order of
-     * clq_select_names; the same arguments for all, set for each sort */
+    /* 32-bit keys only: a partial sort's selection, a program of its own (cl/select.cl) built at
+     * the first partial sort that selects (clq_get_select): a third of the source, which no other
+     * sort needs. Its kernels in the order of clq_select_names; the same arguments for all, set
+     * for each sort. */
+    cl_program select_program;
     cl_kernel select[CLQ_SELECT_KERNELS];
     clq_tuning tuning;
+    clq_tuning select_tuning; /* tuning, with gq_wg lowered where a selection kernel allows fewer */
+    clqsort_key_type type;    /* what both programs are built for */
+    int descending;
+    unsigned value_bytes;
 } clq_program;
 
 /* A sort enqueued on the queue and not yet collected (pending.c): its status words on the
@@ -316,13 +329,17 @@ unsigned clq_first_levels(const clq_tuning *t, size_t count, unsigned levels);
 /* program.c: the built program of a key type and order, built on first use. */
 clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int descending,
                                unsigned value_bytes, int wide, clq_program **out);
+/* ... and its selection's program and kernels (32-bit keys), built on first use. */
+clqsort_status clq_get_select(clqsort_context *ctx, clq_program *p);
 void clq_release_programs(clqsort_context *ctx, clq_release_log *log);
 
-/* cache.c: the program built with `options` from the cache folder, built for the device, or NULL
- * (no folder, or a miss: nothing there, a damaged file, a refused binary); never a failure. */
-cl_program clq_cache_load(clqsort_context *ctx, const char *options);
-/* Keeps the binary of `program`, built with `options`, in the cache folder; best effort. */
-void clq_cache_store(clqsort_context *ctx, cl_program program, const char *options);
+/* cache.c: the program of `source` built with `options`, from the cache folder and built for the
+ * device, or NULL (no folder, or a miss: nothing there, a damaged file, a refused binary); never a
+ * failure. */
+cl_program clq_cache_load(clqsort_context *ctx, const clq_source *source, const char *options);
+/* Keeps the binary of `program`, built from `source` with `options`, in the cache folder; best
+ * effort. */
+void clq_cache_store(clqsort_context *ctx, cl_program program, const clq_source *source, const char *options);
 
 /* path_host_loop.c / path_device_enqueue.c: run a validated sort whose scratch is ready and
  * whose kernel arguments are set (clq_prepare_sort). */

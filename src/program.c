@@ -1,12 +1,14 @@
-/* program.c - the embedded kernel source, built once per key type, order, value size and width (wide:
- * twice the phase-one ways, for the largest sorts), on first use. */
+/* program.c - the embedded kernel sources, built once per key type, order, value size and width
+ * (wide: twice the phase-one ways, for the largest sorts), on first use: the sort's program, and
+ * for 32-bit keys the selection's, at the first partial sort that selects. */
 #include "clqsort_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
-extern const char clqsort_kernel_source[];
-extern const size_t clqsort_kernel_source_length;
+/* cmake/EmbedKernels.cmake: the sort's program and the selection's */
+extern const char clqsort_kernel_source[], clqsort_select_source[];
+extern const size_t clqsort_kernel_source_length, clqsort_select_source_length;
 
 static const char *const key_defines[CLQ_KEY_TYPES] = {
     "CLQ_KEY_UINT32", "CLQ_KEY_INT32", "CLQ_KEY_FLOAT", "CLQ_KEY_UINT64", "CLQ_KEY_INT64", "CLQ_KEY_DOUBLE",
@@ -66,49 +68,80 @@ static clqsort_status fit_kernel(clqsort_context *ctx, cl_kernel k, const char *
     return CLQSORT_SUCCESS;
 }
 
-/* Builds the program and its kernels for p->tuning; lowers a work-group size the built kernels do
- * not allow (fit_kernel: `*lower` 0 to allow that, -1 to fail instead). */
-static clqsort_status compile(clqsort_context *ctx, clqsort_key_type type, int descending, unsigned value_bytes,
-                              clq_program *p, int *lower, int *loaded)
+/* The two programs of a clq_program, and their sources. */
+enum { CLQ_PART_SORT, CLQ_PART_SELECT };
+
+static clq_source source_of(int part)
 {
-    clq_tuning *t = &p->tuning;
+    return part == CLQ_PART_SELECT ? (clq_source){clqsort_select_source, clqsort_select_source_length}
+                                   : (clq_source){clqsort_kernel_source, clqsort_kernel_source_length};
+}
+
+static clq_tuning *tuning_of(clq_program *p, int part)
+{
+    return part == CLQ_PART_SELECT ? &p->select_tuning : &p->tuning;
+}
+
+/* The program of `part` for its tuning in *out: from the cache (`*loaded` 1 on entry to look
+ * there; on return, whether it came from there), else built from source and stored. */
+static clqsort_status make_program(clqsort_context *ctx, clq_program *p, int part, cl_program *out, int *loaded)
+{
+    const clq_tuning *t = tuning_of(p, part);
+    const clq_source source = source_of(part);
     char options[1024];
     snprintf(options, sizeof options,
              "-D%s%s%s%s%s -DCLQ_GQ_WG=%u -DCLQ_GQ_K=%u -DCLQ_GQ_WAYS=%u -DCLQ_GQ_COUNT_K=%u -DCLQ_LQ_WG=%u -DCLQ_LQ_WAYS=%u -DCLQ_LQ_MAX=%u -DCLQ_LQ_SMALL=%u "
              "-DCLQ_FILL_CHUNK=%u -DCLQ_RL_WG=%u -DCLQ_SEG_NET=%u -DCLQ_GQ_VALUE_PARTS=%u -DCLQ_GQ_COUNT_COPIES=%u -DCLQ_GQ_RANK_COPIES=%u -DCLQ_ROOT_LEAD=%u -DCLQ_FLOAT_DISTANCE=%u -DCLQ_GQ_QUADS=%u",
-             key_defines[type], descending ? " -DCLQ_DESCENDING" : "",
-             value_bytes == 8 ? " -DCLQ_VALUE_BYTES=8" : value_bytes == 4 ? " -DCLQ_VALUE_BYTES=4" : "",
+             key_defines[p->type], p->descending ? " -DCLQ_DESCENDING" : "",
+             p->value_bytes == 8 ? " -DCLQ_VALUE_BYTES=8" : p->value_bytes == 4 ? " -DCLQ_VALUE_BYTES=4" : "",
              ctx->path == CLQSORT_PATH_DEVICE_ENQUEUE ? " -cl-std=CL2.0 -DCLQ_DEVICE_ENQUEUE" : "",
              (ctx->device_type & CL_DEVICE_TYPE_CPU) ? " -DCLQ_CPU" : "",
              t->gq_wg, t->gq_k, t->gq_ways, t->gq_count_k, t->lq_wg, t->lq_ways, t->lq_max, t->lq_small, t->fill_chunk, t->rl_wg,
-             t->seg_net, clq_gq_value_parts(t, clq_key_bytes(type) + value_bytes), t->gq_count_copies,
+             t->seg_net, clq_gq_value_parts(t, clq_key_bytes(p->type) + p->value_bytes), t->gq_count_copies,
              t->gq_rank_copies, t->root_lead,
-             type == CLQSORT_KEY_DOUBLE ? t->double_distance : t->float_distance, t->gq_quads);
+             p->type == CLQSORT_KEY_DOUBLE ? t->double_distance : t->float_distance, t->gq_quads);
 
     if (ctx->profile == 2) /* what tools/dump_program.c needs to build the same kernels */
-        fprintf(stderr, "clqsort build options: %s\n", options);
+        fprintf(stderr, "clqsort build options%s: %s\n", part == CLQ_PART_SELECT ? " (selection)" : "", options);
 
-    cl_int err;
-    /* *loaded on entry: 1 to look in the cache first; on return, whether the program came from it */
-    p->program = *loaded ? clq_cache_load(ctx, options) : NULL; /* NULL: no cache, or a miss (cache.c) */
-    *loaded = p->program != NULL;
-    if (p->program) {
+    *out = *loaded ? clq_cache_load(ctx, &source, options) : NULL; /* NULL: no cache, or a miss (cache.c) */
+    *loaded = *out != NULL;
+    if (*out) {
         ctx->programs_loaded++;
-    } else {
-        const char *src = clqsort_kernel_source;
-        size_t len = clqsort_kernel_source_length;
-        p->program = clCreateProgramWithSource(ctx->context, 1, &src, &len, &err);
-        CLQ_TRY(clq_check_created(ctx, p->program, err, "clCreateProgramWithSource", ""));
-        /* one build at a time in the process: Intel's CPU runtime crashed in its compiler (SIGSEGV
-         * in its LLVM passes) when 8 threads built at once (ctest intel_threads, one CI run in three) */
-        clq_lock_builds();
-        err = clBuildProgram(p->program, 1, &ctx->device, options, NULL, NULL);
-        clq_unlock_builds();
-        if (err != CL_SUCCESS)
-            return build_failed(ctx, p->program, options, err);
-        ctx->programs_built++;
-        clq_cache_store(ctx, p->program, options);
+        return CLQSORT_SUCCESS;
     }
+    cl_int err;
+    const char *text = source.text;
+    *out = clCreateProgramWithSource(ctx->context, 1, &text, &source.length, &err);
+    CLQ_TRY(clq_check_created(ctx, *out, err, "clCreateProgramWithSource", ""));
+    /* one build at a time in the process: Intel's CPU runtime crashed in its compiler (SIGSEGV
+     * in its LLVM passes) when 8 threads built at once (ctest intel_threads, one CI run in three) */
+    clq_lock_builds();
+    err = clBuildProgram(*out, 1, &ctx->device, options, NULL, NULL);
+    clq_unlock_builds();
+    if (err != CL_SUCCESS)
+        return build_failed(ctx, *out, options, err);
+    ctx->programs_built++;
+    clq_cache_store(ctx, *out, &source, options);
+    return CLQSORT_SUCCESS;
+}
+
+/* Builds the program of `part` and its kernels for its tuning; lowers a work-group size the built
+ * kernels do not allow (fit_kernel: `*lower` 0 to allow that, -1 to fail instead). */
+static clqsort_status compile(clqsort_context *ctx, clq_program *p, int part, int *lower, int *loaded)
+{
+    clq_tuning *t = tuning_of(p, part);
+    cl_int err;
+    if (part == CLQ_PART_SELECT) {
+        CLQ_TRY(make_program(ctx, p, part, &p->select_program, loaded));
+        for (int i = 0; i < CLQ_SELECT_KERNELS; i++) {
+            p->select[i] = clCreateKernel(p->select_program, clq_select_names[i], &err);
+            CLQ_TRY(clq_check_created(ctx, p->select[i], err, "clCreateKernel", clq_select_names[i]));
+            CLQ_TRY(fit_kernel(ctx, p->select[i], clq_select_names[i], &t->gq_wg, lower));
+        }
+        return CLQSORT_SUCCESS;
+    }
+    CLQ_TRY(make_program(ctx, p, part, &p->program, loaded));
     for (int i = 0; i < CLQ_KERNELS; i++) {
         const clq_kernel_desc *d = &clq_kernel_table[i];
         p->all[i] = clCreateKernel(p->program, d->name, &err);
@@ -119,68 +152,67 @@ static clqsort_status compile(clqsort_context *ctx, clqsort_key_type type, int d
         for (int a = 0; a < d->nscalars; a++)
             CLQ_CL(ctx, d->name, clSetKernelArg, (p->all[i], first + (cl_uint)a, sizeof(cl_uint), &d->scalars[a]));
     }
-    if (clq_key_bytes(type) == 4) {
+    if (clq_key_bytes(p->type) == 4) {
         p->stable_pack = clCreateKernel(p->program, "stable_pack_kernel", &err);
         CLQ_TRY(clq_check_created(ctx, p->stable_pack, err, "clCreateKernel", "stable_pack_kernel"));
         p->stable_unpack = clCreateKernel(p->program, "stable_unpack_kernel", &err);
         CLQ_TRY(clq_check_created(ctx, p->stable_unpack, err, "clCreateKernel", "stable_unpack_kernel"));
-        for (int i = 0; i < CLQ_SELECT_KERNELS; i++) {
-            p->select[i] = clCreateKernel(p->program, clq_select_names[i], &err);
-            CLQ_TRY(clq_check_created(ctx, p->select[i], err, "clCreateKernel", clq_select_names[i]));
-            CLQ_TRY(fit_kernel(ctx, p->select[i], clq_select_names[i], &t->gq_wg, lower));
-        }
     }
     return CLQSORT_SUCCESS;
 }
 
-static void release_program(clq_program *p, clq_release_log *log)
+static void release_kernel(clq_release_log *log, cl_kernel *k)
 {
-    for (int i = 0; i < CLQ_KERNELS; i++)
-        if (p->all[i])
-            clq_released(log, clReleaseKernel(p->all[i]), "clReleaseKernel");
-    if (p->stable_pack)
-        clq_released(log, clReleaseKernel(p->stable_pack), "clReleaseKernel");
-    if (p->stable_unpack)
-        clq_released(log, clReleaseKernel(p->stable_unpack), "clReleaseKernel");
-    for (int i = 0; i < CLQ_SELECT_KERNELS; i++)
-        if (p->select[i])
-            clq_released(log, clReleaseKernel(p->select[i]), "clReleaseKernel");
-    if (p->program)
-        clq_released(log, clReleaseProgram(p->program), "clReleaseProgram");
-    memset(p, 0, sizeof *p);
+    if (*k)
+        clq_released(log, clReleaseKernel(*k), "clReleaseKernel");
+    *k = NULL;
 }
 
-/* The program of p's kind for the tuning in force, built again where a kernel allowed fewer
+/* Releases the OpenCL objects of `part` (the selection's, or all), leaving its tuning. */
+static void release_part(clq_program *p, int part, clq_release_log *log)
+{
+    for (int i = 0; i < CLQ_SELECT_KERNELS; i++)
+        release_kernel(log, &p->select[i]);
+    if (p->select_program)
+        clq_released(log, clReleaseProgram(p->select_program), "clReleaseProgram");
+    p->select_program = NULL;
+    if (part == CLQ_PART_SELECT)
+        return;
+    for (int i = 0; i < CLQ_KERNELS; i++)
+        release_kernel(log, &p->all[i]);
+    release_kernel(log, &p->stable_pack);
+    release_kernel(log, &p->stable_unpack);
+    if (p->program)
+        clq_released(log, clReleaseProgram(p->program), "clReleaseProgram");
+    p->program = NULL;
+}
+
+/* The program of `part` for the tuning in force, built again where a kernel allowed fewer
  * work-items than that tuning asked (with each such size lowered; once is enough unless a runtime
  * lowers its limits with the size asked, so the third build may not lower anything). */
-static clqsort_status build(clqsort_context *ctx, clqsort_key_type type, int descending, unsigned value_bytes,
-                            int wide, clq_program *p)
+static clqsort_status build(clqsort_context *ctx, clq_program *p, int part)
 {
-    CLQ_TRY(clq_tuning_of(ctx, type, value_bytes, &p->tuning));
-    if (wide && !clq_tuning_widen(ctx, clq_key_bytes(type) + value_bytes, &p->tuning))
-        return clq_fail(ctx, CLQSORT_ERROR_INTERNAL, "a wide program was asked for where its ways do not fit");
+    clq_tuning *t = tuning_of(p, part);
     clq_release_log ignored = {CL_SUCCESS, NULL}; /* a failed release here leaks, no more */
     for (int attempt = 0;; attempt++) {
-        const clq_tuning asked = p->tuning;
+        const clq_tuning asked = *t;
         const int may_lower = attempt < 2 ? 0 : -1;
         int lower = may_lower, loaded = 1;
-        clqsort_status s = compile(ctx, type, descending, value_bytes, p, &lower, &loaded);
+        clqsort_status s = compile(ctx, p, part, &lower, &loaded);
         if (s != CLQSORT_SUCCESS && loaded) {
             /* a binary from the cache that built, but whose kernels could not be made or fitted:
              * a miss like any other (cache.c), so the program is built from source */
-            release_program(p, &ignored);
-            p->tuning = asked;
+            release_part(p, part, &ignored);
+            *t = asked;
             ctx->programs_loaded--;
             lower = may_lower;
             loaded = 0;
-            s = compile(ctx, type, descending, value_bytes, p, &lower, &loaded);
+            s = compile(ctx, p, part, &lower, &loaded);
         }
         CLQ_TRY(s);
         if (lower <= 0)
             return CLQSORT_SUCCESS;
-        const clq_tuning lowered = p->tuning;
-        release_program(p, &ignored);
-        p->tuning = lowered;
+        release_part(p, part, &ignored); /* and again with the sizes lowered */
     }
 }
 
@@ -189,10 +221,17 @@ clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int 
 {
     clq_program *p = &ctx->programs[(((int)type * 2 + (descending ? 1 : 0)) * 3 + (int)(value_bytes / 4)) * 2 + !!wide];
     if (!p->lqsort) {
-        clqsort_status s = build(ctx, type, descending, value_bytes, wide, p);
+        clqsort_status s = clq_tuning_of(ctx, type, value_bytes, &p->tuning);
+        if (s == CLQSORT_SUCCESS && wide && !clq_tuning_widen(ctx, clq_key_bytes(type) + value_bytes, &p->tuning))
+            s = clq_fail(ctx, CLQSORT_ERROR_INTERNAL, "a wide program was asked for where its ways do not fit");
+        p->type = type;
+        p->descending = descending;
+        p->value_bytes = value_bytes;
+        if (s == CLQSORT_SUCCESS)
+            s = build(ctx, p, CLQ_PART_SORT);
         if (s != CLQSORT_SUCCESS) {
             clq_release_log ignored = {CL_SUCCESS, NULL}; /* the build's failure is the message */
-            release_program(p, &ignored);
+            release_part(p, CLQ_PART_SORT, &ignored);
             return s;
         }
     }
@@ -200,8 +239,23 @@ clqsort_status clq_get_program(clqsort_context *ctx, clqsort_key_type type, int 
     return CLQSORT_SUCCESS;
 }
 
+clqsort_status clq_get_select(clqsort_context *ctx, clq_program *p)
+{
+    if (p->select_program)
+        return CLQSORT_SUCCESS;
+    p->select_tuning = p->tuning;
+    const clqsort_status s = build(ctx, p, CLQ_PART_SELECT);
+    if (s != CLQSORT_SUCCESS) {
+        clq_release_log ignored = {CL_SUCCESS, NULL}; /* the build's failure is the message */
+        release_part(p, CLQ_PART_SELECT, &ignored);
+    }
+    return s;
+}
+
 void clq_release_programs(clqsort_context *ctx, clq_release_log *log)
 {
-    for (int i = 0; i < CLQ_PROGRAM_SLOTS; i++)
-        release_program(&ctx->programs[i], log);
+    for (int i = 0; i < CLQ_PROGRAM_SLOTS; i++) {
+        release_part(&ctx->programs[i], CLQ_PART_SORT, log);
+        memset(&ctx->programs[i], 0, sizeof ctx->programs[i]);
+    }
 }

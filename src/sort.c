@@ -596,7 +596,7 @@ static clqsort_status set_select_args(clqsort_context *ctx, const clq_plan *plan
 static clqsort_status launch_select_kernel(clqsort_context *ctx, const clq_plan *plan, int i, size_t items,
                                            cl_uint launch)
 {
-    const clq_tuning *t = &plan->select->tuning;
+    const clq_tuning *t = &plan->select->select_tuning;
     if (i == CLQ_SELECT_HIST || i == CLQ_SELECT_GATHER || i == CLQ_SELECT_SORT)
         CLQ_CL(ctx, clq_select_names[i], clSetKernelArg, (plan->select->select[i], 11, sizeof launch, &launch));
     size_t groups = fill_groups(ctx, t, items);
@@ -628,7 +628,7 @@ static clqsort_status launch_sample(clqsort_context *ctx, const clq_plan *plan)
 {
     return launch_with_words(ctx, plan, plan->words_by_launch, plan->select->select[CLQ_SELECT_SAMPLE],
                              clq_select_names[CLQ_SELECT_SAMPLE], CLQ_SORT_PHASES + CLQ_SELECT_SAMPLE, 12,
-                             plan->select->tuning.gq_wg);
+                             plan->select->select_tuning.gq_wg);
 }
 
 /* The relauncher: its ten buffers, then the words' (never after a selection: words_by_launch). */
@@ -1039,6 +1039,7 @@ static clqsort_status sort(clqsort_context *ctx, cl_mem keys, size_t key_offset,
         /* the k smallest of the composites (code, position): stable by construction */
         clq_program *kp;
         CLQ_TRY(clq_get_program(ctx, type, (flags & CLQSORT_DESCENDING) != 0, (unsigned)value_bytes, 0, &kp));
+        CLQ_TRY(clq_get_select(ctx, kp));
         plan.select = kp;
         plan.select_keys = plan.keys;
         plan.select_values = plan.values;

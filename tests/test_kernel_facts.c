@@ -101,12 +101,19 @@ int main(int argc, char **argv)
                 }
                 /* programs of 32-bit keys: the selection's kernels, within clq_select_local_bytes
                  * (where that fits the device: elsewhere partial sorts do not select) */
-                const int selects = clq_select_local_bytes(&p->tuning) <= ctx->local_mem_size;
-                for (int k = 0; p->select[0] && selects && k < CLQ_SELECT_KERNELS; k++) {
+                const int selects = clq_key_bytes((clqsort_key_type)type) == 4 &&
+                                    clq_select_local_bytes(&p->tuning) <= ctx->local_mem_size;
+                if (selects && clq_get_select(ctx, p) != CLQSORT_SUCCESS) {
+                    failures++;
+                    printf("FAIL %s%s%s +%u B: the selection's build: %s\n", types[type], desc ? " desc" : "", w, vb,
+                           clqsort_last_error(ctx));
+                    continue;
+                }
+                for (int k = 0; selects && k < CLQ_SELECT_KERNELS; k++) {
                     cl_ulong used = 0;
                     cl_int err = clGetKernelWorkGroupInfo(p->select[k], clqsort_cl_device(ctx), CL_KERNEL_LOCAL_MEM_SIZE,
                                                           sizeof used, &used, NULL);
-                    const cl_ulong est = clq_select_local_bytes(&p->tuning);
+                    const cl_ulong est = clq_select_local_bytes(&p->select_tuning);
                     checks++;
                     if (err != CL_SUCCESS || used > est || used > ctx->local_mem_size) {
                         failures++;

@@ -7,7 +7,8 @@
  *   ./dump_program build/clqsort_kernels.cl "<the library's build options>" out.ptx
  *   tr -d '\0' < out.ptx > k.ptx && ptxas -arch=sm_90 -v k.ptx -o /dev/null
  *
- * build/clqsort_kernels.cl is the embedded program source the build writes. The options are
+ * build/clqsort_kernels.cl is the sort's embedded program source the build writes
+ * (build/clqsort_kernels_select.cl the selection's, "build options (selection)"). The options are
  * those src/program.c passes, which a sort that builds a program prints with CLQSORT_PROFILE=2
  * (the line "clqsort build options: ..."; programs are kept per key type, order and value width,
  * so run the sort in a fresh process).
